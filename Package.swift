@@ -1,0 +1,41 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "ReactorHub",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Reactor", targets: ["Reactor"]),
+        .library(name: "ReactorTesting", targets: ["ReactorTesting"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibWebSockets",
+            pkgConfig: "libwebsockets",
+            providers: [.apt(["libwebsockets-dev"])]
+        ),
+        .target(name: "Logging", swiftSettings: strict),
+        .target(name: "Transport", dependencies: ["CLibWebSockets", "Logging"], swiftSettings: strict),
+        .target(name: "Reactor", dependencies: ["Logging"], swiftSettings: strict),
+        .target(name: "ReactorTesting", dependencies: ["Reactor"], swiftSettings: strict),
+        .target(name: "JSON", swiftSettings: strict),
+
+        .executableTarget(name: "json-bench", dependencies: ["JSON"], swiftSettings: strict),
+        .executableTarget(name: "reactor-bench", dependencies: ["Reactor"], swiftSettings: strict),
+
+        .testTarget(name: "TransportTests", dependencies: ["Transport"], swiftSettings: strict),
+        .testTarget(name: "ReactorTests", dependencies: ["Reactor", "ReactorTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "JSONTests",
+            dependencies: ["JSON"],
+            resources: [.copy("Resources/json-patch-tests")],
+            swiftSettings: strict
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
