@@ -28,7 +28,8 @@ let package = Package(
         .executableTarget(name: "json-bench", dependencies: ["JSON"], swiftSettings: strict),
         .executableTarget(name: "reactor-bench", dependencies: ["Reactor"], swiftSettings: strict),
 
-        .testTarget(name: "TransportTests", dependencies: ["Transport"], swiftSettings: strict),
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "TransportTests", dependencies: ["Transport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ReactorTests", dependencies: ["Reactor", "ReactorTesting"], swiftSettings: strict),
         .testTarget(
             name: "JSONTests",

@@ -1,4 +1,57 @@
 #ifndef REACTORHUB_CLIBWEBSOCKETS_SHIM_H
 #define REACTORHUB_CLIBWEBSOCKETS_SHIM_H
+
+// libwebsockets 4.1 as Debian builds it. Macros and multi-bit option values do not
+// import into Swift, so the few that ReactorHub needs are exposed here as static inline
+// functions with the `rh_lws_` prefix. Nothing else belongs in this file.
+
 #include <libwebsockets.h>
+
+/// Bytes that must be writable in front of every payload handed to lws_write.
+static inline size_t rh_lws_pre(void) { return LWS_PRE; }
+
+/// Server options ReactorHub sets on its context.
+static inline uint64_t rh_lws_option_validate_utf8(void) { return LWS_SERVER_OPTION_VALIDATE_UTF8; }
+static inline uint64_t rh_lws_option_disable_ipv6(void) { return LWS_SERVER_OPTION_DISABLE_IPV6; }
+static inline uint64_t rh_lws_option_security_headers(void) {
+    return LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
+}
+
+/// Log level bits for lws_set_log_level.
+static inline int rh_lws_log_err(void) { return LLL_ERR; }
+static inline int rh_lws_log_warn(void) { return LLL_WARN; }
+static inline int rh_lws_log_notice(void) { return LLL_NOTICE; }
+
+/// The header indexes ReactorHub reads (enum values differ between lws builds, so they
+/// are read through the compiled header rather than hard-coded in Swift).
+static inline int rh_lws_token_get_uri(void) { return WSI_TOKEN_GET_URI; }
+static inline int rh_lws_token_head_uri(void) { return WSI_TOKEN_HEAD_URI; }
+static inline int rh_lws_token_origin(void) { return WSI_TOKEN_ORIGIN; }
+static inline int rh_lws_token_protocol(void) { return WSI_TOKEN_PROTOCOL; }
+
+/// Copies header `token` into `dest`; returns its length or a negative value.
+static inline int rh_lws_hdr_copy(struct lws *wsi, char *dest, int len, int token) {
+    return lws_hdr_copy(wsi, dest, len, (enum lws_token_indexes)token);
+}
+
+/// Length of header `token`, 0 when absent.
+static inline int rh_lws_hdr_total_length(struct lws *wsi, int token) {
+    return lws_hdr_total_length(wsi, (enum lws_token_indexes)token);
+}
+
+/// Sends a text frame; `buf` must have rh_lws_pre() writable bytes in front of it.
+static inline int rh_lws_write_text(struct lws *wsi, unsigned char *buf, size_t len) {
+    return lws_write(wsi, buf, len, LWS_WRITE_TEXT);
+}
+
+/// Sends HTTP/1 bytes (headers with the body appended, as lws_return_http_status does).
+static inline int rh_lws_write_http(struct lws *wsi, unsigned char *buf, size_t len) {
+    return lws_write(wsi, buf, len, LWS_WRITE_HTTP);
+}
+
+/// Sets the close code and reason sent when the callback next returns -1.
+static inline void rh_lws_close_reason(struct lws *wsi, int code, const unsigned char *reason, size_t len) {
+    lws_close_reason(wsi, (enum lws_close_status)code, (unsigned char *)reason, len);
+}
+
 #endif

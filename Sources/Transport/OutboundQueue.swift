@@ -1,0 +1,107 @@
+/// One connection's outbound backlog and the slow-consumer policy of PROTOCOL.md, as a
+/// value type the service thread drives and tests exercise without sockets.
+///
+/// - Reliable messages (replies) are always kept.
+/// - When the backlog passes `limit`, every queued state update and event is discarded;
+///   the streams whose updates were discarded become *lagging*: later updates of theirs
+///   are discarded on arrival, and once the queue has drained the owner is asked, once,
+///   to resync them. A `resync` message ends a stream's lag.
+/// - When the backlog still exceeds `4 × limit` after that, the connection is overloaded
+///   and must be closed (1013).
+struct OutboundQueue {
+    /// What happened to a message handed to `append`.
+    enum AppendOutcome: Equatable {
+        /// Queued for writing.
+        case queued
+        /// Discarded because its stream is lagging.
+        case discarded
+        /// Queued, then the backlog passed the limit: `droppedMessages` were discarded and
+        /// `laggingStreams` now owe a resync.
+        case lagStarted(droppedMessages: Int, laggingStreams: [StreamID])
+        /// Even after discarding, the backlog exceeds four times the limit.
+        case overloaded
+    }
+
+    /// The backlog (in payload bytes) at which droppable messages are discarded.
+    let limit: Int
+    private var messages = RingBuffer<OutboundMessage>()
+    /// Payload bytes currently queued.
+    private(set) var bytes = 0
+    /// Streams whose updates are being discarded until a resync arrives, in lag order.
+    private(set) var laggingStreams: [StreamID] = []
+    private var resyncRequested = false
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Number of queued messages.
+    var count: Int { messages.count }
+
+    var isEmpty: Bool { messages.isEmpty }
+
+    /// Queues `message` under the policy and says what happened.
+    mutating func append(_ message: OutboundMessage) -> AppendOutcome {
+        switch message.kind {
+        case .stateUpdate(let stream), .event(let stream):
+            if laggingStreams.contains(stream) { return .discarded }
+        case .resync(let stream):
+            if let index = laggingStreams.firstIndex(of: stream) {
+                laggingStreams.remove(at: index)
+                if laggingStreams.isEmpty { resyncRequested = false }
+            }
+        case .reliable:
+            break
+        }
+        messages.append(message)
+        bytes += message.count
+        guard bytes > limit else { return .queued }
+        return shed()
+    }
+
+    /// Takes the next message to write.
+    mutating func popFirst() -> OutboundMessage? {
+        guard let message = messages.popFirst() else { return nil }
+        bytes -= message.count
+        return message
+    }
+
+    /// The streams to resync now that the queue has drained: returned once per lag
+    /// episode, when the queue is empty and some streams are lagging.
+    mutating func takeResyncRequest() -> [StreamID] {
+        guard messages.isEmpty, !laggingStreams.isEmpty, !resyncRequested else { return [] }
+        resyncRequested = true
+        return laggingStreams
+    }
+
+    /// Discards everything (the connection is closing).
+    mutating func removeAll() {
+        messages.removeAll()
+        bytes = 0
+    }
+
+    private mutating func shed() -> AppendOutcome {
+        var dropped = 0
+        var newlyLagging: [StreamID] = []
+        messages.removeAll { message in
+            switch message.kind {
+            case .stateUpdate(let stream):
+                if !laggingStreams.contains(stream) && !newlyLagging.contains(stream) {
+                    newlyLagging.append(stream)
+                }
+            case .event:
+                break
+            case .reliable, .resync:
+                return false
+            }
+            bytes -= message.count
+            dropped += 1
+            return true
+        }
+        laggingStreams.append(contentsOf: newlyLagging)
+        if !newlyLagging.isEmpty { resyncRequested = false }
+        if bytes > 4 * limit { return .overloaded }
+        if dropped == 0 { return .queued }
+        return .lagStarted(droppedMessages: dropped, laggingStreams: newlyLagging)
+    }
+}

@@ -1,0 +1,63 @@
+internal import CLibWebSockets
+
+/// The one C callback of the server's protocol. C callbacks cannot capture, so it finds
+/// the `ServerCore` through the context's user pointer and forwards each reason it
+/// handles; everything else goes to lws' default HTTP handler.
+func reactorHubServiceCallback(
+    _ wsi: OpaquePointer?,
+    _ reason: lws_callback_reasons,
+    _ user: UnsafeMutableRawPointer?,
+    _ input: UnsafeMutableRawPointer?,
+    _ length: Int
+) -> Int32 {
+    guard let wsi,
+          let context = lws_get_context(wsi),
+          let opaqueCore = lws_context_user(context)
+    else {
+        return lws_callback_http_dummy(wsi, reason, user, input, length)
+    }
+    let core = Unmanaged<ServerCore>.fromOpaque(opaqueCore).takeUnretainedValue()
+    let session = user?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+
+    switch reason {
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+        core.drainInbox()
+        return 0
+
+    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+        return core.confirmUpgrade(wsi, upgrade: input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) })
+
+    case LWS_CALLBACK_ESTABLISHED:
+        return core.established(wsi, session: session)
+
+    case LWS_CALLBACK_RECEIVE:
+        guard let connection = ServerCore.connection(in: session) else { return -1 }
+        let chunk = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
+        return core.receive(chunk, on: connection)
+
+    case LWS_CALLBACK_SERVER_WRITEABLE:
+        guard let connection = ServerCore.connection(in: session) else { return -1 }
+        return core.writable(connection)
+
+    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+        if let connection = ServerCore.connection(in: session) {
+            let payload = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
+            connection.peerClose = ServerCore.parseClosePayload(payload)
+        }
+        return 0
+
+    case LWS_CALLBACK_CLOSED:
+        core.closed(session: session)
+        return 0
+
+    case LWS_CALLBACK_HTTP:
+        let path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/"
+        return core.http(wsi, path: path)
+
+    case LWS_CALLBACK_HTTP_FILE_COMPLETION:
+        return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+
+    default:
+        return lws_callback_http_dummy(wsi, reason, user, input, length)
+    }
+}

@@ -1,0 +1,132 @@
+internal import CLibWebSockets
+import Logging
+
+/// The WebSocket side of the service thread: opening, receiving, writing, closing.
+extension ServerCore {
+    static func connection(in session: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> Connection? {
+        guard let stored = session?.pointee else { return nil }
+        return Unmanaged<Connection>.fromOpaque(stored).takeUnretainedValue()
+    }
+
+    /// Reads a close frame's payload: a big-endian status and a UTF-8 reason.
+    static func parseClosePayload(_ payload: UnsafeRawBufferPointer) -> (code: CloseCode, reason: String) {
+        guard payload.count >= 2 else { return (.noStatus, "") }
+        let code = UInt16(payload[0]) << 8 | UInt16(payload[1])
+        let reason = String(decoding: payload[2...], as: UTF8.self)
+        return (CloseCode(rawValue: code), reason)
+    }
+
+    /// A WebSocket upgrade was negotiated: register the connection and tell the delegate.
+    func established(_ wsi: OpaquePointer, session: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> Int32 {
+        guard let session else { return -1 }
+        nextConnectionNumber += 1
+        let id = ConnectionID(rawValue: nextConnectionNumber)
+        let connection = Connection(
+            id: id,
+            wsi: wsi,
+            queueLimit: configuration.outboundQueueBytes,
+            maxMessageBytes: configuration.maxMessageBytes
+        )
+        session.pointee = Unmanaged.passRetained(connection).toOpaque()
+        connections[id] = connection
+        registry.withLock { $0[id] = connection.counters }
+        connectionCount.add(1, ordering: .relaxed)
+
+        let offeredProtocols = header(wsi, rh_lws_token_protocol()) ?? ""
+        let info = ConnectionInfo(
+            id: id,
+            path: header(wsi, rh_lws_token_get_uri()) ?? configuration.webSocketPath,
+            origin: header(wsi, rh_lws_token_origin()),
+            subprotocol: offeredProtocols.isEmpty ? nil : configuration.subprotocol,
+            peerAddress: peerAddress(wsi)
+        )
+        delegate.connectionOpened(info)
+        return 0
+    }
+
+    /// A chunk of an inbound message arrived.
+    func receive(_ chunk: UnsafeRawBufferPointer, on connection: Connection) -> Int32 {
+        guard connection.pendingClose == nil else { return 0 }
+        let outcome = connection.assembler.receive(
+            chunk,
+            isBinary: lws_frame_is_binary(connection.wsi) != 0,
+            isFinalFrame: lws_is_final_fragment(connection.wsi) != 0,
+            remainingInFrame: Int(lws_remaining_packet_payload(connection.wsi))
+        )
+        switch outcome {
+        case .incomplete:
+            return 0
+        case .message(let bytes):
+            delegate.connection(connection.id, received: bytes)
+            return 0
+        case .refuse(let code, let reason):
+            logger.debug(
+                "closing connection: \(reason)",
+                metadata: ["session": connection.id.description, "code": code.description]
+            )
+            return closeNow(connection, code: code, reason: reason)
+        }
+    }
+
+    /// The socket can take one more write.
+    func writable(_ connection: Connection) -> Int32 {
+        connection.writableRequested = false
+        if let close = connection.pendingClose, !close.afterFlush || connection.queue.isEmpty {
+            return closeNow(connection, code: close.code, reason: close.reason)
+        }
+        guard let message = connection.queue.popFirst() else {
+            return 0
+        }
+        connection.publishQueueSize()
+        let written = rh_lws_write_text(connection.wsi, message.payloadPointer, message.count)
+        if written < 0 {
+            logger.debug("write failed; closing", metadata: ["session": connection.id.description])
+            return -1
+        }
+        if !connection.queue.isEmpty || connection.pendingClose != nil {
+            requestWritable(connection)
+        } else {
+            let streams = connection.queue.takeResyncRequest()
+            if !streams.isEmpty {
+                delegate.connection(connection.id, needsResyncOf: streams)
+            }
+        }
+        return 0
+    }
+
+    /// Sets the close status and tells lws to close (by returning -1 from the callback).
+    func closeNow(_ connection: Connection, code: CloseCode, reason: String) -> Int32 {
+        connection.sentClose = (code, reason)
+        var bytes = Array(reason.utf8.prefix(123))
+        rh_lws_close_reason(connection.wsi, Int32(code.rawValue), &bytes, bytes.count)
+        return -1
+    }
+
+    /// The connection is gone: release it and tell the delegate.
+    func closed(session: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
+        guard let session, let stored = session.pointee else { return }
+        session.pointee = nil
+        let connection = Unmanaged<Connection>.fromOpaque(stored).takeRetainedValue()
+        connections[connection.id] = nil
+        registry.withLock { $0[connection.id] = nil }
+        connectionCount.subtract(1, ordering: .relaxed)
+        connection.queue.removeAll()
+        let (code, reason) = connection.sentClose ?? connection.peerClose ?? (.abnormal, "connection lost")
+        delegate.connectionClosed(connection.id, code: code, reason: reason)
+    }
+
+    func header(_ wsi: OpaquePointer, _ token: Int32) -> String? {
+        let length = rh_lws_hdr_total_length(wsi, token)
+        guard length > 0 else { return nil }
+        var buffer = [CChar](repeating: 0, count: Int(length) + 1)
+        let copied = rh_lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token)
+        guard copied >= 0 else { return nil }
+        return String(decoding: buffer.prefix(Int(copied)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    func peerAddress(_ wsi: OpaquePointer) -> String {
+        var buffer = [CChar](repeating: 0, count: 128)
+        guard let name = lws_get_peer_simple(wsi, &buffer, buffer.count) else { return "unknown" }
+        return String(cString: name)
+    }
+}

@@ -1,0 +1,30 @@
+/// Everything the WebSocket server needs to listen and to protect itself.
+///
+/// The defaults match PROTOCOL.md and CONFIG.md, so `TransportConfiguration()` runs as is.
+public struct TransportConfiguration: Sendable, Equatable {
+    /// The address to bind: an IPv4 or IPv6 literal, `localhost`, `0.0.0.0` or `::`.
+    public var host: String = "127.0.0.1"
+    /// The TCP port; 0 binds an ephemeral port, reported by `WebSocketServer.port`.
+    public var port: Int = 8080
+    /// The folder whose files are served over HTTP; `nil` serves no files.
+    public var webRoot: String? = "web"
+    /// The request path that upgrades to WebSocket.
+    public var webSocketPath: String = "/ws"
+    /// The subprotocol selected when a client offers it.
+    public var subprotocol: String = "reactorhub.v1"
+    /// The `Server` header of HTTP responses.
+    public var serverName: String = "reactorhub"
+    /// A whole inbound message larger than this closes the connection with 1009.
+    public var maxMessageBytes: Int = 65536
+    /// Upgrades past this many open WebSocket connections are refused with HTTP 503.
+    public var maxConnections: Int = 10000
+    /// The outbound backlog at which a connection's droppable messages are discarded.
+    public var outboundQueueBytes: Int = 1_048_576
+    /// Seconds without a pong before the server pings a connection.
+    public var pingIntervalSeconds: Int = 30
+    /// Seconds without a pong after which the connection is dropped as dead.
+    public var pingTimeoutSeconds: Int = 60
+
+    /// Creates the default configuration.
+    public init() {}
+}

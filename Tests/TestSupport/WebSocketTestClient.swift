@@ -1,0 +1,290 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Foundation
+
+/// A deliberately small RFC 6455 client over a raw TCP socket, written for the tests so
+/// that they can also send what well-behaved clients never send: fragments, binary
+/// frames, invalid UTF-8, oversized messages, or nothing at all.
+///
+/// Blocking socket calls run on the client's own Dispatch queue, never on the Swift
+/// concurrency pool, so many clients can wait at once without starving the server's
+/// reactors.
+///
+/// Safety of `@unchecked Sendable`: the socket and the read buffer are touched only on
+/// `queue`, a serial queue.
+public final class WebSocketTestClient: @unchecked Sendable {
+    /// One received frame, control frames included.
+    public enum Event: Equatable, Sendable {
+        case text(String)
+        case binary([UInt8])
+        case close(code: UInt16?, reason: String)
+        case ping([UInt8])
+        case pong([UInt8])
+    }
+
+    /// The handshake response's status line and headers (names lowercased).
+    public private(set) var responseStatus = 0
+    public private(set) var responseHeaders: [String: String] = [:]
+
+    private let fd: Int32
+    private let queue = DispatchQueue(label: "ws-test-client")
+    private var buffer: [UInt8] = []
+    /// When true (the default), pings are answered with pongs and not returned.
+    public var answersPings = true
+    private var closeSent = false
+
+    private init(fd: Int32) {
+        self.fd = fd
+    }
+
+    deinit {
+        Glibc.close(fd)
+    }
+
+    /// Connects and performs the opening handshake.
+    public static func connect(
+        port: Int,
+        host: String = "127.0.0.1",
+        path: String = "/ws",
+        subprotocols: [String] = [],
+        origin: String? = nil,
+        timeout: Double = 5
+    ) async throws -> WebSocketTestClient {
+        let fd = try TCPSocket.connect(host: host, port: port, timeout: timeout)
+        let client = WebSocketTestClient(fd: fd)
+        try await client.run {
+            try client.handshake(host: host, port: port, path: path, subprotocols: subprotocols, origin: origin, timeout: timeout)
+        }
+        guard client.responseStatus == 101 else {
+            throw TestClientError("handshake answered \(client.responseStatus)")
+        }
+        return client
+    }
+
+    /// Connects and performs the handshake, returning the client even when the server
+    /// refused the upgrade (to inspect `responseStatus`).
+    public static func attempt(
+        port: Int,
+        path: String = "/ws",
+        subprotocols: [String] = [],
+        timeout: Double = 5
+    ) async throws -> WebSocketTestClient {
+        let fd = try TCPSocket.connect(host: "127.0.0.1", port: port, timeout: timeout)
+        let client = WebSocketTestClient(fd: fd)
+        try await client.run {
+            try client.handshake(host: "127.0.0.1", port: port, path: path, subprotocols: subprotocols, origin: nil, timeout: timeout)
+        }
+        return client
+    }
+
+    private func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(with: Result { try body() })
+            }
+        }
+    }
+
+    // MARK: Sending
+
+    /// Sends one text message in one frame.
+    public func send(_ text: String) async throws {
+        try await sendFrame(opcode: 0x1, payload: Array(text.utf8))
+    }
+
+    /// Sends one raw frame; `fin: false` starts or continues a fragmented message.
+    public func sendFrame(opcode: UInt8, payload: [UInt8], fin: Bool = true) async throws {
+        let frame = Self.encodeFrame(opcode: opcode, payload: payload, fin: fin)
+        try await run {
+            if opcode == 0x8 { self.closeSent = true }
+            try TCPSocket.writeAll(self.fd, frame)
+        }
+    }
+
+    /// Sends a text message split into `parts` frames (first text, then continuations).
+    public func sendFragmented(_ text: String, parts: Int) async throws {
+        let bytes = Array(text.utf8)
+        let size = max(1, (bytes.count + parts - 1) / parts)
+        var chunks: [[UInt8]] = stride(from: 0, to: bytes.count, by: size).map { Array(bytes[$0..<min($0 + size, bytes.count)]) }
+        if chunks.isEmpty { chunks = [[]] }
+        for (index, chunk) in chunks.enumerated() {
+            try await sendFrame(opcode: index == 0 ? 0x1 : 0x0, payload: chunk, fin: index == chunks.count - 1)
+        }
+    }
+
+    /// Sends a close frame with `code`.
+    public func sendClose(code: UInt16 = 1000, reason: String = "") async throws {
+        try await sendFrame(opcode: 0x8, payload: [UInt8(code >> 8), UInt8(code & 0xff)] + Array(reason.utf8))
+    }
+
+    /// Drops the TCP connection without a close frame (an RST, as a crashed peer).
+    public func abort() async {
+        _ = try? await run {
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+            setsockopt(self.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+            shutdown(self.fd, Int32(SHUT_RDWR))
+        }
+    }
+
+    /// Shrinks the receive buffer so that a client that stops reading backs up quickly.
+    public func setReceiveBuffer(bytes: Int) {
+        var size = Int32(bytes)
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    // MARK: Receiving
+
+    /// The next frame (pings answered automatically unless `answersPings` is false).
+    public func receive(timeout: Double = 5) async throws -> Event {
+        try await run { try self.receiveBlocking(timeout: timeout) }
+    }
+
+    /// The next text message; anything else is an error.
+    public func receiveText(timeout: Double = 5) async throws -> String {
+        let event = try await receive(timeout: timeout)
+        guard case .text(let text) = event else { throw TestClientError("expected text, got \(event)") }
+        return text
+    }
+
+    /// Waits for the server's close frame, skipping text; returns its code.
+    public func receiveClose(timeout: Double = 5) async throws -> (code: UInt16?, reason: String) {
+        while true {
+            let event = try await receive(timeout: timeout)
+            if case .close(let code, let reason) = event { return (code, reason) }
+        }
+    }
+
+    /// True when the server has closed the TCP connection (reads end of stream).
+    public func waitForEndOfStream(timeout: Double = 5) async throws -> Bool {
+        try await run {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                var chunk = [UInt8](repeating: 0, count: 4096)
+                let n = try TCPSocket.read(self.fd, into: &chunk, timeout: deadline.timeIntervalSinceNow)
+                if n == 0 { return true }
+            }
+            return false
+        }
+    }
+
+    private func receiveBlocking(timeout: Double) throws -> Event {
+        let deadline = Date().addingTimeInterval(timeout)
+        var message: [UInt8] = []
+        var messageOpcode: UInt8?
+        while true {
+            let frame = try readFrame(deadline: deadline)
+            switch frame.opcode {
+            case 0x9:
+                if answersPings {
+                    try TCPSocket.writeAll(fd, Self.encodeFrame(opcode: 0xA, payload: frame.payload, fin: true))
+                    continue
+                }
+                return .ping(frame.payload)
+            case 0xA:
+                return .pong(frame.payload)
+            case 0x8:
+                if !closeSent {
+                    // Echo the close, as RFC 6455 asks, so the server can finish at once.
+                    closeSent = true
+                    try? TCPSocket.writeAll(fd, Self.encodeFrame(opcode: 0x8, payload: Array(frame.payload.prefix(2)), fin: true))
+                }
+                let code = frame.payload.count >= 2 ? UInt16(frame.payload[0]) << 8 | UInt16(frame.payload[1]) : nil
+                let reason = frame.payload.count > 2 ? String(decoding: frame.payload[2...], as: UTF8.self) : ""
+                return .close(code: code, reason: reason)
+            default:
+                if frame.opcode != 0 { messageOpcode = frame.opcode }
+                message += frame.payload
+                if frame.fin {
+                    return messageOpcode == 0x2 ? .binary(message) : .text(String(decoding: message, as: UTF8.self))
+                }
+            }
+        }
+    }
+
+    private func readFrame(deadline: Date) throws -> (opcode: UInt8, fin: Bool, payload: [UInt8]) {
+        while true {
+            if let parsed = Self.parseFrame(buffer) {
+                buffer.removeFirst(parsed.consumed)
+                return (parsed.opcode, parsed.fin, parsed.payload)
+            }
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { throw TestClientError("timed out waiting for a frame") }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = try TCPSocket.read(fd, into: &chunk, timeout: remaining)
+            if n == 0 { throw TestClientError("connection closed by server") }
+            if n > 0 { buffer += chunk[0..<n] }
+        }
+    }
+
+    static func parseFrame(_ bytes: [UInt8]) -> (opcode: UInt8, fin: Bool, payload: [UInt8], consumed: Int)? {
+        guard bytes.count >= 2 else { return nil }
+        let fin = bytes[0] & 0x80 != 0
+        let opcode = bytes[0] & 0x0f
+        var length = Int(bytes[1] & 0x7f)
+        var offset = 2
+        if length == 126 {
+            guard bytes.count >= 4 else { return nil }
+            length = Int(bytes[2]) << 8 | Int(bytes[3])
+            offset = 4
+        } else if length == 127 {
+            guard bytes.count >= 10 else { return nil }
+            length = (2..<10).reduce(0) { $0 << 8 | Int(bytes[$1]) }
+            offset = 10
+        }
+        guard bytes.count >= offset + length else { return nil }
+        return (opcode, fin, Array(bytes[offset..<offset + length]), offset + length)
+    }
+
+    static func encodeFrame(opcode: UInt8, payload: [UInt8], fin: Bool) -> [UInt8] {
+        var frame: [UInt8] = [(fin ? 0x80 : 0) | opcode]
+        if payload.count < 126 {
+            frame.append(0x80 | UInt8(payload.count))
+        } else if payload.count <= 0xffff {
+            frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xff)]
+        } else {
+            frame.append(0x80 | 127)
+            for shift in stride(from: 56, through: 0, by: -8) {
+                frame.append(UInt8((payload.count >> shift) & 0xff))
+            }
+        }
+        let mask: [UInt8] = (0..<4).map { _ in UInt8.random(in: 0...255) }
+        frame += mask
+        frame.reserveCapacity(frame.count + payload.count)
+        for (index, byte) in payload.enumerated() {
+            frame.append(byte ^ mask[index & 3])
+        }
+        return frame
+    }
+
+    private func handshake(host: String, port: Int, path: String, subprotocols: [String], origin: String?, timeout: Double) throws {
+        let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        var request = "GET \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        request += "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
+        if !subprotocols.isEmpty { request += "Sec-WebSocket-Protocol: \(subprotocols.joined(separator: ", "))\r\n" }
+        if let origin { request += "Origin: \(origin)\r\n" }
+        request += "\r\n"
+        try TCPSocket.writeAll(fd, Array(request.utf8))
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let end = HTTPHead.endOfHead(buffer) {
+                let head = HTTPHead(bytes: Array(buffer[..<end]))
+                responseStatus = head.status
+                responseHeaders = head.headers
+                buffer.removeFirst(end)
+                return
+            }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let n = try TCPSocket.read(fd, into: &chunk, timeout: deadline.timeIntervalSinceNow)
+            if n == 0 { throw TestClientError("connection closed during handshake") }
+            buffer += chunk[0..<n]
+        }
+    }
+}
+
+/// A failure in the test client, with what happened.
+public struct TestClientError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,48 @@
+import Testing
+@testable import Transport
+
+@Suite("Inbound reassembly (InboundAssembler)")
+struct InboundAssemblerTests {
+    func feed(_ assembler: inout InboundAssembler, _ text: String, final: Bool, remaining: Int = 0, binary: Bool = false)
+        -> InboundAssembler.Outcome
+    {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes {
+            assembler.receive($0, isBinary: binary, isFinalFrame: final, remainingInFrame: remaining)
+        }
+    }
+
+    @Test func singleChunkIsAWholeMessage() {
+        var assembler = InboundAssembler(maxMessageBytes: 10)
+        #expect(feed(&assembler, "hello", final: true) == .message(Array("hello".utf8)))
+        #expect(assembler.pendingBytes == 0)
+    }
+
+    @Test func chunksAndFragmentsAreJoined() {
+        var assembler = InboundAssembler(maxMessageBytes: 100)
+        #expect(feed(&assembler, "ab", final: false, remaining: 2) == .incomplete)
+        #expect(feed(&assembler, "cd", final: false) == .incomplete)
+        #expect(feed(&assembler, "ef", final: true) == .message(Array("abcdef".utf8)))
+    }
+
+    @Test func exactlyTheLimitIsAcceptedOneMoreIsRefused() {
+        var assembler = InboundAssembler(maxMessageBytes: 4)
+        #expect(feed(&assembler, "abcd", final: true) == .message(Array("abcd".utf8)))
+        #expect(feed(&assembler, "ab", final: false) == .incomplete)
+        #expect(feed(&assembler, "cde", final: true) == .refuse(.messageTooBig, "message exceeds 4 bytes"))
+    }
+
+    @Test func announcedRemainderOverTheLimitIsRefusedEarly() {
+        var assembler = InboundAssembler(maxMessageBytes: 100)
+        #expect(feed(&assembler, "a", final: true, remaining: 500) == .refuse(.messageTooBig, "message exceeds 100 bytes"))
+    }
+
+    @Test func binaryIsRefused() {
+        var assembler = InboundAssembler(maxMessageBytes: 100)
+        guard case .refuse(let code, _) = feed(&assembler, "x", final: true, binary: true) else {
+            Issue.record("binary accepted")
+            return
+        }
+        #expect(code == .unsupportedData)
+    }
+}
