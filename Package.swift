@@ -10,8 +10,10 @@ let package = Package(
     name: "ReactorHub",
     platforms: [.macOS(.v15)],
     products: [
+        .executable(name: "reactorhub", targets: ["reactorhub"]),
         .library(name: "Reactor", targets: ["Reactor"]),
         .library(name: "ReactorTesting", targets: ["ReactorTesting"]),
+        .library(name: "Hub", targets: ["Hub"]),
     ],
     targets: [
         .systemLibrary(
@@ -24,6 +26,10 @@ let package = Package(
         .target(name: "Reactor", dependencies: ["Logging"], swiftSettings: strict),
         .target(name: "ReactorTesting", dependencies: ["Reactor"], swiftSettings: strict),
         .target(name: "JSON", swiftSettings: strict),
+        .target(name: "Hub", dependencies: ["Reactor", "JSON", "Transport", "Logging"], swiftSettings: strict),
+        .target(name: "Reactors", dependencies: ["Reactor", "JSON"], swiftSettings: strict),
+        .target(name: "Daemon", dependencies: ["Hub", "Reactors", "JSON", "Logging", "Transport"], swiftSettings: strict),
+        .executableTarget(name: "reactorhub", dependencies: ["Daemon"], swiftSettings: strict),
 
         .executableTarget(name: "json-bench", dependencies: ["JSON"], swiftSettings: strict),
         .executableTarget(name: "reactor-bench", dependencies: ["Reactor"], swiftSettings: strict),
@@ -31,9 +37,13 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ReactorTests", dependencies: ["Reactor", "ReactorTesting"], swiftSettings: strict),
+        .testTarget(name: "HubTests", dependencies: ["Hub", "Reactors", "Reactor", "JSON", "Transport", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "ReactorsTests", dependencies: ["Reactors", "Reactor", "ReactorTesting", "JSON"], swiftSettings: strict),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "JSON", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "JSONTests",
             dependencies: ["JSON"],
+            exclude: ["check_with_jsonpatch.py"],
             resources: [.copy("Resources/json-patch-tests")],
             swiftSettings: strict
         ),

@@ -8,8 +8,8 @@ import Synchronization
 /// posted to an inbox that the service thread drains after being woken.
 ///
 /// ```swift
-/// let server = WebSocketServer(configuration: config, delegate: hub)
-/// let port = try server.start()
+/// let server = WebSocketServer(configuration: config)
+/// let port = try server.start(delegate: hub)
 /// server.send(OutboundMessage(text: "{\"type\":\"pong\"}"), to: id)
 /// await server.shutdown(grace: .seconds(5))
 /// ```
@@ -22,24 +22,19 @@ public final class WebSocketServer: Sendable {
 
     /// The configuration the server was created with.
     public let configuration: TransportConfiguration
-    private let delegate: any WebSocketServerDelegate
     private let logger: Logger
     private let phase = Mutex<Phase>(.idle)
 
-    /// Creates a server; nothing is bound until `start()`.
-    public init(
-        configuration: TransportConfiguration,
-        delegate: any WebSocketServerDelegate,
-        logger: Logger = Logger(label: "transport")
-    ) {
+    /// Creates a server; nothing is bound until `start(delegate:)`.
+    public init(configuration: TransportConfiguration, logger: Logger = Logger(label: "transport")) {
         self.configuration = configuration
-        self.delegate = delegate
         self.logger = logger
     }
 
     /// Binds the listening socket and starts the service thread; returns the bound port.
+    /// The server keeps `delegate` until it has shut down.
     @discardableResult
-    public func start() throws(TransportError) -> Int {
+    public func start(delegate: any WebSocketServerDelegate) throws(TransportError) -> Int {
         let core = ServerCore(configuration: configuration, delegate: delegate, logger: logger)
         let started = phase.withLock { phase -> Bool in
             guard case .idle = phase else { return false }

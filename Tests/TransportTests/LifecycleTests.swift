@@ -57,8 +57,8 @@ struct LifecycleTests {
         configuration.port = 0
         configuration.webRoot = nil
         let delegate = RecordingDelegate(echo: false)
-        let server = WebSocketServer(configuration: configuration, delegate: delegate)
-        let port = try server.start()
+        let server = WebSocketServer(configuration: configuration)
+        let port = try server.start(delegate: delegate)
         let clients = try await (0..<3).asyncMap { _ in try await WebSocketTestClient.connect(port: port) }
         #expect(await delegate.waitUntil { $0.opened.count == 3 })
         let ids = delegate.opened.map(\.id)
@@ -84,9 +84,9 @@ struct LifecycleTests {
         configuration.port = 0
         configuration.webRoot = nil
         let delegate = RecordingDelegate(echo: true)
-        let server = WebSocketServer(configuration: configuration, delegate: delegate)
+        let server = WebSocketServer(configuration: configuration)
         delegate.attach(server)
-        let port = try server.start()
+        let port = try server.start(delegate: delegate)
         let clients = try await (0..<20).asyncMap { _ in try await WebSocketTestClient.connect(port: port) }
         #expect(await delegate.waitUntil { $0.opened.count == 20 })
         let ids = delegate.opened.map(\.id)

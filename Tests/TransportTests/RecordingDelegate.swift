@@ -79,9 +79,9 @@ func withServer(
     configuration.webRoot = nil
     configure(&configuration)
     let delegate = RecordingDelegate(echo: echo)
-    let server = WebSocketServer(configuration: configuration, delegate: delegate)
+    let server = WebSocketServer(configuration: configuration)
     delegate.attach(server)
-    let port = try server.start()
+    let port = try server.start(delegate: delegate)
     do {
         try await body(server, port, delegate)
     } catch {

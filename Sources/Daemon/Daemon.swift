@@ -1,0 +1,108 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Foundation
+public import Hub
+import Logging
+import Reactors
+import Transport
+
+/// The `reactorhub` executable: reads the configuration, serves the shipped reactor kinds
+/// and shuts down gracefully on SIGINT or SIGTERM.
+public enum Daemon {
+    /// The version `--version` and `hello.server` report.
+    public static let version = "0.1.0"
+
+    /// Runs the daemon; returns the process exit status (0 after a clean shutdown, 2 for a
+    /// bad command line or configuration, 1 when the server cannot start).
+    public static func main(arguments: [String], environment: [String: String]) async -> Int32 {
+        let options: CommandLineOptions
+        let configuration: Configuration
+        do {
+            options = try CommandLineOptions(arguments: arguments)
+            switch options.mode {
+            case .help:
+                print(CommandLineOptions.usage, terminator: "")
+                return 0
+            case .version:
+                print("reactorhub \(version)")
+                return 0
+            case .run, .printConfig:
+                break
+            }
+            configuration = try options.effectiveConfiguration(environment: environment) { path in
+                FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+            }
+        } catch {
+            printError(error.message)
+            return 2
+        }
+        if options.mode == .printConfig {
+            print(PrettyPrinter.render(configuration.json))
+            return 0
+        }
+        return await serve(configuration)
+    }
+
+    private static func serve(_ configuration: Configuration) async -> Int32 {
+        LoggingSystem.bootstrap(StandardErrorLogHandler(), level: configuration.logLevel)
+        let logger = Logger(label: "reactorhub")
+        let registry: ReactorRegistry
+        do {
+            registry = try ShippedKinds.registry(for: configuration)
+        } catch {
+            printError("\(error)")
+            return 2
+        }
+        let hub = Hub(configuration: configuration.hubConfiguration(serverName: "reactorhub/\(version)"), registry: registry)
+        let port: Int
+        do {
+            port = try hub.start()
+        } catch {
+            printError(error.message)
+            return 1
+        }
+        print("listening on http://\(displayHost(configuration.host)):\(port)")
+        fflush(nil)
+        logger.info(
+            "reactorhub started",
+            metadata: ["port": String(port), "host": configuration.host, "kinds": registry.names.joined(separator: ",")]
+        )
+        let signal = await SignalWaiter.waitForTermination()
+        logger.info("shutting down", metadata: ["signal": signal])
+        await hub.shutdown(grace: .milliseconds(configuration.shutdownGraceMs))
+        logger.info("reactorhub stopped")
+        return 0
+    }
+
+    private static func displayHost(_ host: String) -> String {
+        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+    }
+
+    private static func printError(_ message: String) {
+        FileHandle.standardError.write(Data("reactorhub: \(message)\n".utf8))
+    }
+}
+
+extension Configuration {
+    /// The hub's settings taken from this configuration.
+    public func hubConfiguration(serverName: String) -> HubConfiguration {
+        var hub = HubConfiguration()
+        hub.transport.host = host
+        hub.transport.port = port
+        hub.transport.webRoot = webRoot
+        hub.transport.serverName = "reactorhub"
+        hub.transport.maxMessageBytes = limits.maxMessageBytes
+        hub.transport.maxConnections = limits.maxConnections
+        hub.transport.outboundQueueBytes = limits.outboundQueueBytes
+        hub.transport.pingIntervalSeconds = keepalive.pingSeconds
+        hub.transport.pingTimeoutSeconds = keepalive.timeoutSeconds
+        hub.serverName = serverName
+        hub.maxJoinsPerConnection = limits.maxJoinsPerConnection
+        hub.actionsPerSecond = limits.actionsPerSecond
+        hub.actionBurst = limits.actionBurst
+        hub.historyPatches = history.patches
+        return hub
+    }
+}

@@ -1,0 +1,18 @@
+import Hub
+import Reactors
+
+/// Registers the kinds the daemon ships (CONFIG.md "The shipped reactor kinds") with
+/// their settings from the configuration.
+enum ShippedKinds {
+    static func registry(for configuration: Configuration) throws -> ReactorRegistry {
+        let registry = ReactorRegistry()
+        let settings = configuration.reactors
+        let counterDelay = Duration.milliseconds(settings.counter.delayMs)
+        registry.register("counter") { CounterReactor(delay: counterDelay) }
+
+        let cities = try WeatherUseCase.loadCities(fromFile: settings.weather.dataFile)
+        let weather = WeatherUseCase.offline(cities: cities, latency: .milliseconds(settings.weather.latencyMs))
+        registry.register("weather") { WeatherReactor(weatherUseCase: weather) }
+        return registry
+    }
+}

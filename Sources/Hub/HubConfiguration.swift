@@ -1,0 +1,22 @@
+public import Transport
+
+/// What the hub needs to know: the transport's settings and the per-connection limits.
+public struct HubConfiguration: Sendable, Equatable {
+    /// The WebSocket server's settings (host, port, web root, message and queue limits).
+    public var transport = TransportConfiguration()
+    /// The `server` member of `hello`.
+    public var serverName = "reactorhub/0.1.0"
+    /// Joins one connection may hold at once (`too_many_joins` beyond).
+    public var maxJoinsPerConnection = 64
+    /// Actions per second one connection may send on average (`rate_limited` beyond).
+    public var actionsPerSecond = 200
+    /// Actions one connection may send in a burst.
+    public var actionBurst = 400
+    /// Patches kept per instance for resumes (`history.patches`).
+    public var historyPatches = 256
+    /// An instance without subscribers for this long drops its history and cached text.
+    public var idleCompaction: Duration = .seconds(60)
+
+    /// The defaults of PROTOCOL.md and CONFIG.md.
+    public init() {}
+}

@@ -1,0 +1,43 @@
+import JSON
+import Reactor
+
+/// Encodes a reactor's `State` into the JSON clients see, with `@Pulse` properties left
+/// out and reported aside (their update counts and values).
+enum StateEncoding {
+    struct Pulse {
+        var name: String
+        var updateCount: UInt
+        var value: JSONValue
+    }
+
+    struct Encoded {
+        var state: JSONValue
+        var pulses: [Pulse]
+
+        var pulseCounts: [String: UInt] {
+            Dictionary(pulses.map { ($0.name, $0.updateCount) }, uniquingKeysWith: { _, last in last })
+        }
+    }
+
+    static func encode<State: Encodable>(_ state: State) throws -> Encoded {
+        let recorder = PulseRecorder()
+        var encoder = JSONValueEncoder()
+        encoder.userInfo[PulseRecorder.userInfoKey] = recorder
+        let json = try encoder.encode(state)
+        let plain = JSONValueEncoder()
+        let pulses = try recorder.records.map { record in
+            let value: any Encodable = record.value
+            return Pulse(name: record.name, updateCount: record.updateCount, value: try plain.encode(value))
+        }
+        return Encoded(state: json, pulses: pulses)
+    }
+}
+
+/// Epochs: opaque strings, new whenever an instance's history starts afresh.
+enum Epoch {
+    static func make() -> String {
+        let value = UInt64.random(in: 0...UInt64.max)
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}

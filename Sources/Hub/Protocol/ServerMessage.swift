@@ -1,0 +1,143 @@
+import JSON
+import Transport
+
+/// Builds the server's messages (PROTOCOL.md "Server to client") as ready-to-send frames.
+/// Each is written once into one buffer, whatever the number of receivers.
+enum ServerMessage {
+    private static func frame(_ kind: OutboundMessage.Kind, capacity: Int = 128, _ body: (inout JSONWriter) -> Void)
+        -> OutboundMessage
+    {
+        var writer = JSONWriter()
+        writer.bytes.reserveCapacity(capacity)
+        body(&writer)
+        return OutboundMessage(writer.bytes, kind: kind)
+    }
+
+    private static func writeRef(_ ref: JSONValue?, _ writer: inout JSONWriter) {
+        guard let ref else { return }
+        writer.writeRaw(#","ref":"#)
+        writer.writeValue(ref)
+    }
+
+    /// `{"type":"hello","protocol":1,"server":…,"session":…,"reactors":{…}}`
+    static func hello(server: String, session: String, reactors: [UInt8]) -> OutboundMessage {
+        frame(.reliable, capacity: reactors.count + 96) { writer in
+            writer.writeRaw(#"{"type":"hello","protocol":1,"server":"#)
+            writer.writeString(server)
+            writer.writeRaw(#","session":"#)
+            writer.writeString(session)
+            writer.writeRaw(#","reactors":"#)
+            writer.bytes.append(contentsOf: reactors)
+            writer.writeByte(UInt8(ascii: "}"))
+        }
+    }
+
+    /// `{"type":"snapshot","reactor":…,"ref":…,"epoch":…,"version":…,"state":{…}}`
+    static func snapshot(
+        _ address: String, ref: JSONValue?, epoch: String, version: Int, state: [UInt8], stream: StreamID
+    ) -> OutboundMessage {
+        frame(.resync(stream), capacity: state.count + 128) { writer in
+            writer.writeRaw(#"{"type":"snapshot","reactor":"#)
+            writer.writeString(address)
+            writeRef(ref, &writer)
+            writer.writeRaw(#","epoch":"#)
+            writer.writeString(epoch)
+            writer.writeRaw(#","version":"#)
+            writer.writeInt(version)
+            writer.writeRaw(#","state":"#)
+            writer.bytes.append(contentsOf: state)
+            writer.writeByte(UInt8(ascii: "}"))
+        }
+    }
+
+    /// `{"type":"resumed","reactor":…,"ref":…,"epoch":…,"version":…}`
+    static func resumed(_ address: String, ref: JSONValue?, epoch: String, version: Int, stream: StreamID) -> OutboundMessage {
+        frame(.resync(stream)) { writer in
+            writer.writeRaw(#"{"type":"resumed","reactor":"#)
+            writer.writeString(address)
+            writeRef(ref, &writer)
+            writer.writeRaw(#","epoch":"#)
+            writer.writeString(epoch)
+            writer.writeRaw(#","version":"#)
+            writer.writeInt(version)
+            writer.writeByte(UInt8(ascii: "}"))
+        }
+    }
+
+    /// `{"type":"patch","reactor":…,"version":…,"base":…,"patch":[…]}`; `base` only when the
+    /// patch spans several versions.
+    static func patch(_ address: String, version: Int, base: Int, operations: [UInt8], stream: StreamID) -> OutboundMessage {
+        frame(.stateUpdate(stream), capacity: operations.count + 96) { writer in
+            writer.writeRaw(#"{"type":"patch","reactor":"#)
+            writer.writeString(address)
+            writer.writeRaw(#","version":"#)
+            writer.writeInt(version)
+            if base != version - 1 {
+                writer.writeRaw(#","base":"#)
+                writer.writeInt(base)
+            }
+            writer.writeRaw(#","patch":"#)
+            writer.bytes.append(contentsOf: operations)
+            writer.writeByte(UInt8(ascii: "}"))
+        }
+    }
+
+    /// `{"type":"pulse","reactor":…,"version":…,"name":…,"value":…}`
+    static func pulse(_ address: String, version: Int, name: String, value: JSONValue, stream: StreamID) -> OutboundMessage {
+        frame(.event(stream)) { writer in
+            writer.writeRaw(#"{"type":"pulse","reactor":"#)
+            writer.writeString(address)
+            writer.writeRaw(#","version":"#)
+            writer.writeInt(version)
+            writer.writeRaw(#","name":"#)
+            writer.writeString(name)
+            writer.writeRaw(#","value":"#)
+            writer.writeValue(value)
+            writer.writeByte(UInt8(ascii: "}"))
+        }
+    }
+
+    /// `{"type":"left","reactor":…,"ref":…}`
+    static func left(_ address: String, ref: JSONValue?) -> OutboundMessage {
+        frame(.reliable) { writer in
+            writer.writeRaw(#"{"type":"left","reactor":"#)
+            writer.writeString(address)
+            writeRef(ref, &writer)
+            writer.writeByte(UInt8(ascii: "}"))
+        }
+    }
+
+    /// `{"type":"ack","reactor":…,"ref":…,"version":…}`
+    static func ack(_ address: String, ref: JSONValue?, version: Int) -> OutboundMessage {
+        frame(.reliable) { writer in
+            writer.writeRaw(#"{"type":"ack","reactor":"#)
+            writer.writeString(address)
+            writeRef(ref, &writer)
+            writer.writeRaw(#","version":"#)
+            writer.writeInt(version)
+            writer.writeByte(UInt8(ascii: "}"))
+        }
+    }
+
+    /// `{"type":"error","ref":…,"code":…,"message":…}`
+    static func error(_ error: ProtocolError, ref: JSONValue?) -> OutboundMessage {
+        frame(.reliable) { writer in
+            writer.writeRaw(#"{"type":"error""#)
+            writeRef(ref, &writer)
+            writer.writeRaw(#","code":"#)
+            writer.writeString(error.code.rawValue)
+            writer.writeRaw(#","message":"#)
+            writer.writeString(error.message)
+            writer.writeByte(UInt8(ascii: "}"))
+        }
+    }
+
+    /// `{"type":"pong","ref":…}`
+    static func pong(ref: JSONValue?) -> OutboundMessage {
+        frame(.reliable) { writer in
+            writer.writeRaw(#"{"type":"pong""#)
+            writeRef(ref, &writer)
+            writer.writeByte(UInt8(ascii: "}"))
+        }
+    }
+}

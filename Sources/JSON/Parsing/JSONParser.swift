@@ -1,0 +1,71 @@
+/// A strict RFC 8259 parser from UTF-8 bytes to `JSONValue`.
+///
+/// It rejects everything the RFC does not allow (trailing commas, leading zeros, raw
+/// control characters in strings, unpaired surrogate escapes, invalid UTF-8, anything
+/// after the value) and documents nested deeper than `maximumDepth`, and says what and
+/// where in a `JSONParseError`. Integers that do not fit an `Int` become doubles.
+/// Duplicate object keys are accepted; the last value wins at the first key's position.
+public struct JSONParser: Sendable {
+    /// The default nesting limit: far above any real state, far below the stack's limit.
+    public static let defaultMaximumDepth = 512
+
+    /// How many arrays and objects may be nested; deeper documents are rejected.
+    public var maximumDepth: Int
+
+    /// Creates a parser with a nesting limit.
+    public init(maximumDepth: Int = JSONParser.defaultMaximumDepth) {
+        self.maximumDepth = maximumDepth
+    }
+
+    /// Parses one JSON text from raw bytes.
+    public func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSONValue {
+        let buffer = UnsafeBufferPointer(
+            start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+            count: bytes.count
+        )
+        var cursor = ParserCursor(bytes: buffer, maximumDepth: maximumDepth)
+        return try cursor.parseDocument()
+    }
+
+    /// Parses one JSON text from a byte array.
+    public func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
+        let result: Result<JSONValue, JSONParseError> = bytes.withUnsafeBytes { raw in
+            Result { () throws(JSONParseError) in try parse(raw) }
+        }
+        return try result.get()
+    }
+
+    /// Parses one JSON text from a slice of a byte array.
+    public func parse(_ bytes: ArraySlice<UInt8>) throws(JSONParseError) -> JSONValue {
+        let result: Result<JSONValue, JSONParseError> = bytes.withUnsafeBytes { raw in
+            Result { () throws(JSONParseError) in try parse(raw) }
+        }
+        return try result.get()
+    }
+
+    /// Parses one JSON text from a string (its UTF-8 form).
+    public func parse(_ text: String) throws(JSONParseError) -> JSONValue {
+        var text = text
+        let result: Result<JSONValue, JSONParseError> = text.withUTF8 { utf8 in
+            Result { () throws(JSONParseError) in try parse(UnsafeRawBufferPointer(utf8)) }
+        }
+        return try result.get()
+    }
+}
+
+extension JSONValue {
+    /// Parses a JSON text from bytes with the default parser.
+    public init(parsing bytes: [UInt8]) throws(JSONParseError) {
+        self = try JSONParser().parse(bytes)
+    }
+
+    /// Parses a JSON text from raw bytes with the default parser.
+    public init(parsing bytes: UnsafeRawBufferPointer) throws(JSONParseError) {
+        self = try JSONParser().parse(bytes)
+    }
+
+    /// Parses a JSON text from a string with the default parser.
+    public init(parsing text: String) throws(JSONParseError) {
+        self = try JSONParser().parse(text)
+    }
+}

@@ -1,0 +1,40 @@
+/// RFC 6902 JSON Patch: computing a patch between two documents and applying one.
+public enum JSONPatch {
+    /// Applies `operations` in order and returns the patched document.
+    ///
+    /// Atomic: when an operation fails, the error names it (`operationIndex`) and says why,
+    /// and the caller's document is unchanged (the patch works on a copy-on-write copy, so
+    /// only the subtrees it touches are copied).
+    public static func apply(_ operations: [PatchOperation], to document: JSONValue) throws(JSONPatchError) -> JSONValue {
+        var editor = DocumentEditor(document: document)
+        for (index, operation) in operations.enumerated() {
+            do {
+                try editor.perform(operation)
+            } catch {
+                throw JSONPatchError(code: error.code, operationIndex: index, operation: operation.name, reason: error.reason)
+            }
+        }
+        return editor.document
+    }
+
+    /// Reads a patch from its JSON form and applies it; see `apply(_:to:)`.
+    public static func apply(_ patch: JSONValue, to document: JSONValue) throws(JSONPatchError) -> JSONValue {
+        try apply(operations(from: patch), to: document)
+    }
+
+    /// Computes a patch that turns `old` into `new`: `apply(diff(from: a, to: b), to: a) == b`.
+    ///
+    /// Uses `add`, `remove` and `replace`. Objects are compared member by member; arrays
+    /// trim their common prefix and suffix and align the rest on a bounded LCS, so an
+    /// append, an insertion or a removal is one operation and a changed element is
+    /// diffed in place (a toggled flag deep in a long list is one `replace`). Subtrees
+    /// that both documents share (copy-on-write) are skipped in O(1). Where the
+    /// operations for a value would serialize larger than the value itself, a single
+    /// `replace` of that value is emitted instead. Equal documents give `[]`; equality is
+    /// JSON equality, so `1` and `1.0`, or objects differing only in member order, are equal.
+    public static func diff(from old: JSONValue, to new: JSONValue) -> [PatchOperation] {
+        var differ = PatchDiffer()
+        differ.diff(old, new)
+        return differ.operations
+    }
+}

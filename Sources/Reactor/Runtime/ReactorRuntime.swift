@@ -1,0 +1,154 @@
+import Dispatch
+public import Logging
+import Synchronization
+
+/// Runs one reactor: owns its pipeline, serializes everything that touches its state, and tells
+/// observers about every new state. The hub creates one per shared reactor instance.
+///
+/// The pipeline is ReactorKit's: `transform(action:)`, `mutate(action:)`, then for each
+/// mutation `transform(mutation:)`, `reduce`, `transform(state:)`, `currentState`, observers.
+/// It is hot from creation: actions are processed whether anyone observes or not.
+///
+/// Actions and the mutations of asynchronous effects go through a FIFO inbox into a serial
+/// context: one drain at a time on Dispatch, which processes everything queued and goes idle.
+/// Each action's synchronous mutations are reduced before the next action starts; actions sent
+/// from inside `reduce` or an observer are queued, never processed recursively.
+///
+/// Releasing the runtime cancels its effects, ends its observers and streams, and releases the
+/// reactor; effects hold the runtime weakly.
+public final class ReactorRuntime<R: Reactor>: Sendable {
+    /// The reactor this runtime runs.
+    public let reactor: R
+
+    let clock: any ReactorClock
+    let logger: Logger
+    let inbox = Inbox<RuntimeItem<R>>()
+    let published: PublishedState<R.State>
+    let machine: EffectMachine<R>
+    private let queue: DispatchQueue
+    let stubEnabled = Atomic(false)
+    let stubActions = Locked<[R.Action]>([])
+
+    /// The most items a drain processes before it yields its thread to other work.
+    static var drainBudget: Int { 512 }
+
+    /// Creates the runtime of `reactor` and starts its `externalMutations`.
+    ///
+    /// - Parameters:
+    ///   - clock: Where `delay` and `send.clock` take their time; `TestClock` in tests.
+    ///   - logger: Receives the errors of effects, with the reactor and the action; its
+    ///     `reactor` metadata defaults to the reactor's type name.
+    public init(reactor: R, clock: any ReactorClock = LiveClock(), logger: Logger = Logger(label: "reactor")) {
+        self.reactor = reactor
+        self.clock = clock
+        var logger = logger
+        if logger[metadataKey: "reactor"] == nil {
+            logger[metadataKey: "reactor"] = String(describing: R.self)
+        }
+        self.logger = logger
+        self.published = PublishedState(reactor.transform(state: reactor.initialState))
+        self.machine = EffectMachine(reducedState: reactor.initialState)
+        self.queue = DispatchQueue(label: "reactor.\(R.self)", target: .global())
+        RuntimeRegistry.register(published, for: reactor)
+        (clock as? TestClock)?.attach(inbox)
+        let external = reactor.externalMutations
+        if !external.isNone {
+            enqueue(.external(external))
+        }
+    }
+
+    deinit {
+        // No drain runs now: a drain keeps its runtime alive.
+        RuntimeRegistry.unregister(published, for: reactor)
+        for item in inbox.close() {
+            item.abandon()
+        }
+        for operation in machine.operations.values {
+            switch operation.kind {
+            case .timer(_, let work): work?.cancel()
+            case .task(let task): task?.cancel()
+            }
+        }
+        machine.operations.removeAll()
+        machine.scopes.removeAll()
+        for observer in published.removeAll() {
+            observer.end()
+        }
+    }
+
+    /// The state as observers last saw it, readable from any thread.
+    public var currentState: R.State {
+        published.state
+    }
+
+    /// Queues `action`; returns at once, from any thread. Actions from one sender are processed in
+    /// the order sent.
+    public func send(_ action: R.Action) {
+        submit(action, completion: nil)
+    }
+
+    /// Queues `action` and reports what became of it.
+    ///
+    /// `completion` runs in the serial context right after `mutate(action:)` returned or threw,
+    /// before any mutation of that action is reduced: an acknowledgement sent from it precedes
+    /// the states the action causes. With the stub enabled it runs at once with `.accepted`.
+    public func send(_ action: R.Action, completion: @escaping @Sendable (ActionOutcome) -> Void) {
+        submit(action, completion: completion)
+    }
+
+    /// Whether a timer or an effect task is still in flight.
+    public var hasEffectsInFlight: Bool {
+        inbox.hasPendingOperations
+    }
+
+    /// Returns once nothing is queued, nothing is being processed and no effect is in flight.
+    ///
+    /// With a `TestClock`, a pending delay or sleep keeps the runtime busy until the clock is
+    /// advanced; an effect that never ends keeps it busy for ever.
+    public func waitUntilIdle() async {
+        await inbox.waitUntilIdle()
+    }
+
+    /// Cancels every effect in flight, as if each were cancelled by id; effects of actions sent
+    /// after this call run normally.
+    public func cancelAllEffects() {
+        enqueue(.cancelAll)
+    }
+
+    /// Waits until the runtime has settled: nothing queued or processed, and every effect task
+    /// parked on `send` or a `TestClock`. Returns false if `timeout` passed first.
+    package func settle(timeout: Duration) async -> Bool {
+        await inbox.settle(timeout: timeout)
+    }
+
+    @inline(__always)
+    private func submit(_ action: R.Action, completion: (@Sendable (ActionOutcome) -> Void)?) {
+        if stubEnabled.load(ordering: .acquiring) {
+            stubActions.withLock { $0.append(action) }
+            completion?(.accepted)
+            return
+        }
+        enqueue(.action(action, completion: completion))
+    }
+
+    /// Queues `item`, starting a drain if the serial context was idle; false if the runtime is
+    /// closing. With `parking`, the effect task sending it parks (see `EffectParking`).
+    @discardableResult
+    @inline(__always)
+    func enqueue(_ item: RuntimeItem<R>, parking: Bool = false) -> Bool {
+        switch inbox.append(item, parking: parking) {
+        case .queued:
+            return true
+        case .startDrain:
+            scheduleDrain()
+            return true
+        case .closed:
+            return false
+        }
+    }
+
+    /// Runs a drain on the runtime's queue; the closure keeps the runtime alive until it ends.
+    func scheduleDrain() {
+        queue.async { self.drain() }
+    }
+}

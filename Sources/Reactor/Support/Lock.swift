@@ -1,0 +1,73 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A mutual-exclusion lock on `pthread_mutex_t`, in the manner of swift-nio's `NIOLock`.
+///
+/// Used instead of `Synchronization.Mutex` because on Linux that one locks inside the
+/// uninstrumented Synchronization library, so ThreadSanitizer sees no ordering and reports every
+/// access it protects as a race; the pthread functions are intercepted by the sanitizer, which
+/// keeps `swift test --sanitize=thread` meaningful. Costs the same when uncontended.
+package final class Lock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    /// Creates an unlocked lock.
+    package init() {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        let result = pthread_mutex_init(mutex, nil)
+        precondition(result == 0, "pthread_mutex_init failed: \(result)")
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    /// Waits for and takes the lock.
+    @inline(__always)
+    package func lock() {
+        let result = pthread_mutex_lock(mutex)
+        precondition(result == 0, "pthread_mutex_lock failed: \(result)")
+    }
+
+    /// Releases the lock taken by `lock()`.
+    @inline(__always)
+    package func unlock() {
+        let result = pthread_mutex_unlock(mutex)
+        precondition(result == 0, "pthread_mutex_unlock failed: \(result)")
+    }
+
+    /// Runs `body` holding the lock.
+    @inline(__always)
+    package func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}
+
+/// A value only reachable while holding its lock; the `Mutex` of this package (see `Lock`).
+package final class Locked<Value> {
+    private let lock = Lock()
+    private var value: Value
+
+    /// Protects `value`.
+    package init(_ value: Value) {
+        self.value = value
+    }
+
+    /// Runs `body` with exclusive access to the value.
+    @inline(__always)
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
+
+/// `@unchecked`: the value is only reached through `withLock`, which holds the lock.
+extension Locked: @unchecked Sendable where Value: Sendable {}

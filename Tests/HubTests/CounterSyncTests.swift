@@ -1,0 +1,146 @@
+import Hub
+import JSON
+import TestSupport
+import Testing
+
+@Suite("Counter over protocol v1")
+struct CounterSyncTests {
+    @Test func helloDescribesEveryKindFromItsTypes() async throws {
+        try await withHub { _, port in
+            let client = try await ProtocolClient.connect(port: port)
+            #expect(client.hello["type"] == "hello")
+            #expect(client.hello["protocol"] == 1)
+            #expect(client.hello["server"] == "reactorhub/0.1.0")
+            #expect(client.session.hasPrefix("c"))
+            let reactors = try #require(client.hello["reactors"])
+            #expect(reactors["counter"] == .object([
+                "actions": .object(["increase": .object([:]), "decrease": .object([:])]),
+                "pulses": ["alertMessage"],
+            ]))
+            #expect(reactors["weather"] == .object([
+                "actions": .object(["searchCityWeather": .object(["city": "string"])]),
+                "pulses": ["errorMessage"],
+            ]))
+        }
+    }
+
+    @Test func increaseFollowsTheSeedSequenceWithConsecutiveVersions() async throws {
+        try await withHub { _, port in
+            let client = try await ProtocolClient.connect(port: port)
+            let snapshot = try await client.join("counter/seq")
+            #expect(snapshot["version"] == 0)
+            #expect(snapshot["ref"] == 1)
+            #expect(snapshot["state"] == .object(["value": 0, "isLoading": false]))
+            let epoch = try #require(snapshot["epoch"]?.stringValue)
+            #expect(!epoch.isEmpty)
+
+            try await client.send(#"{"type":"action","reactor":"counter/seq","action":"increase","ref":"a"}"#)
+            #expect(try await client.nextText() == #"{"type":"ack","reactor":"counter/seq","ref":"a","version":0}"#)
+            #expect(try await client.nextText()
+                == #"{"type":"patch","reactor":"counter/seq","version":1,"patch":[{"op":"replace","path":"/isLoading","value":true}]}"#)
+            #expect(try await client.nextText()
+                == #"{"type":"patch","reactor":"counter/seq","version":2,"patch":[{"op":"replace","path":"/value","value":1}]}"#)
+            #expect(try await client.nextText()
+                == #"{"type":"patch","reactor":"counter/seq","version":3,"patch":[{"op":"replace","path":"/isLoading","value":false}]}"#)
+            #expect(try await client.nextText()
+                == #"{"type":"pulse","reactor":"counter/seq","version":3,"name":"alertMessage","value":"increased!"}"#)
+            await client.expectSilence()
+        }
+    }
+
+    @Test func actionWithoutRefIsNotAcked() async throws {
+        try await withHub { _, port in
+            let client = try await ProtocolClient.connect(port: port)
+            try await client.join("counter/noref")
+            try await client.send(#"{"type":"action","reactor":"counter/noref","action":{"type":"decrease"}}"#)
+            let first = try await client.next()
+            #expect(first["type"] == "patch")
+            #expect(first["version"] == 1)
+        }
+    }
+
+    @Test func twoOverlappingIncreasesMergeToTwoWithTwoPulses() async throws {
+        try await withHub(counterDelay: .milliseconds(150)) { _, port in
+            let client = try await ProtocolClient.connect(port: port)
+            try await client.join("counter/overlap")
+            try await client.send(#"{"type":"action","reactor":"counter/overlap","action":"increase","ref":1}"#)
+            try await client.send(#"{"type":"action","reactor":"counter/overlap","action":"increase","ref":2}"#)
+            // The second setLoading(true) and the second setLoading(false) change nothing,
+            // so they send no patch; the second ack reports the version it was accepted at.
+            let expected = [
+                #"{"type":"ack","reactor":"counter/overlap","ref":1,"version":0}"#,
+                #"{"type":"patch","reactor":"counter/overlap","version":1,"patch":[{"op":"replace","path":"/isLoading","value":true}]}"#,
+                #"{"type":"ack","reactor":"counter/overlap","ref":2,"version":1}"#,
+                #"{"type":"patch","reactor":"counter/overlap","version":2,"patch":[{"op":"replace","path":"/value","value":1}]}"#,
+                #"{"type":"patch","reactor":"counter/overlap","version":3,"patch":[{"op":"replace","path":"/isLoading","value":false}]}"#,
+                #"{"type":"pulse","reactor":"counter/overlap","version":3,"name":"alertMessage","value":"increased!"}"#,
+                #"{"type":"patch","reactor":"counter/overlap","version":4,"patch":[{"op":"replace","path":"/value","value":2}]}"#,
+                #"{"type":"pulse","reactor":"counter/overlap","version":4,"name":"alertMessage","value":"increased!"}"#,
+            ]
+            for line in expected {
+                #expect(try await client.nextText() == line)
+            }
+            await client.expectSilence()
+        }
+    }
+
+    @Test func lateJoinerGetsCurrentStateButNoOldPulse() async throws {
+        try await withHub(counterDelay: .milliseconds(10)) { _, port in
+            let first = try await ProtocolClient.connect(port: port)
+            try await first.join("counter/late")
+            try await first.send(#"{"type":"action","reactor":"counter/late","action":"increase"}"#)
+            for _ in 0..<4 { _ = try await first.next() }  // 3 patches + the pulse
+            let late = try await ProtocolClient.connect(port: port)
+            let snapshot = try await late.join("counter/late")
+            #expect(snapshot["version"] == 3)
+            #expect(snapshot["state"] == .object(["value": 1, "isLoading": false]))
+            await late.expectSilence()
+        }
+    }
+
+    @Test func twentyClientsSeeIdenticalFrames() async throws {
+        try await withHub(counterDelay: .milliseconds(5)) { _, port in
+            var clients: [ProtocolClient] = []
+            for _ in 0..<20 {
+                let client = try await ProtocolClient.connect(port: port)
+                try await client.join("counter/crowd")
+                clients.append(client)
+            }
+            for index in 0..<5 {
+                let sender = clients[index * 3]
+                try await sender.send(#"{"type":"action","reactor":"counter/crowd","action":"\#(index % 2 == 0 ? "increase" : "decrease")"}"#)
+            }
+            // Each action: up to 3 patches and exactly one pulse per action.
+            var transcripts: [[String]] = []
+            for client in clients {
+                var frames: [String] = []
+                var pulses = 0
+                while pulses < 5 {
+                    let text = try await client.nextText()
+                    frames.append(text)
+                    if text.contains(#""type":"pulse""#) { pulses += 1 }
+                }
+                transcripts.append(frames)
+            }
+            #expect(Set(transcripts.map { $0.joined(separator: "\n") }).count == 1)
+            let last = try JSONParser().parse(transcripts[0].last { $0.contains("patch") }!)
+            #expect(last["version"]?.intValue == transcripts[0].filter { $0.contains(#""type":"patch""#) }.count)
+        }
+    }
+
+    @Test func rejoiningAnswersAFreshSnapshotAndLeaveAnswersLeft() async throws {
+        try await withHub { _, port in
+            let client = try await ProtocolClient.connect(port: port)
+            try await client.join("counter/rejoin", ref: 1)
+            let again = try await client.join("counter/rejoin", ref: 2)
+            #expect(again["ref"] == 2)
+            #expect(again["version"] == 0)
+            try await client.send(#"{"type":"leave","reactor":"counter/rejoin","ref":3}"#)
+            #expect(try await client.nextText() == #"{"type":"left","reactor":"counter/rejoin","ref":3}"#)
+            try await client.send(#"{"type":"action","reactor":"counter/rejoin","action":"increase","ref":4}"#)
+            let refused = try await client.next()
+            #expect(refused["code"] == "not_joined")
+            #expect(refused["ref"] == 4)
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Hub
+import JSON
+import TestSupport
+import Testing
+
+@Suite("Resume with since")
+struct ResumeTests {
+    /// Makes `count` changes on `address` through a second client and waits for them.
+    func change(_ address: String, count: Int, port: Int) async throws {
+        let other = try await ProtocolClient.connect(port: port)
+        try await other.join(address)
+        for _ in 0..<count {
+            try await other.send(#"{"type":"action","reactor":"\#(address)","action":"increase"}"#)
+            for _ in 0..<4 { _ = try await other.next() }
+        }
+    }
+
+    @Test func resumeSendsResumedThenExactlyTheMissedPatches() async throws {
+        try await withHub(counterDelay: .milliseconds(1)) { _, port in
+            let client = try await ProtocolClient.connect(port: port)
+            let snapshot = try await client.join("counter/resume")
+            let epoch = try #require(snapshot["epoch"]?.stringValue)
+            await client.socket.abort()
+
+            try await change("counter/resume", count: 2, port: port)  // versions 1...6
+
+            let back = try await ProtocolClient.connect(port: port)
+            try await back.send(#"{"type":"join","reactor":"counter/resume","ref":"r","since":{"epoch":"\#(epoch)","version":0}}"#)
+            #expect(try await back.nextText() == #"{"type":"resumed","reactor":"counter/resume","ref":"r","epoch":"\#(epoch)","version":6}"#)
+            var state: JSONValue = .object(["value": 0, "isLoading": false])
+            for version in 1...6 {
+                let patch = try await back.next()
+                #expect(patch["type"] == "patch")
+                #expect(patch["version"]?.intValue == version)
+                state = try JSONPatch.apply(try #require(patch["patch"]), to: state)
+            }
+            #expect(state == .object(["value": 2, "isLoading": false]))
+            await back.expectSilence()
+        }
+    }
+
+    @Test func resumeAtTheCurrentVersionSendsNoPatch() async throws {
+        try await withHub { _, port in
+            let client = try await ProtocolClient.connect(port: port)
+            let snapshot = try await client.join("counter/same")
+            let epoch = try #require(snapshot["epoch"]?.stringValue)
+            let back = try await ProtocolClient.connect(port: port)
+            try await back.send(#"{"type":"join","reactor":"counter/same","since":{"epoch":"\#(epoch)","version":0}}"#)
+            let reply = try await back.next()
+            #expect(reply["type"] == "resumed")
+            #expect(reply["version"] == 0)
+            await back.expectSilence()
+        }
+    }
+
+    @Test func wrongEpochGetsASnapshot() async throws {
+        try await withHub(counterDelay: .milliseconds(1)) { _, port in
+            try await change("counter/epoch", count: 1, port: port)
+            let back = try await ProtocolClient.connect(port: port)
+            try await back.send(#"{"type":"join","reactor":"counter/epoch","since":{"epoch":"not-it","version":1}}"#)
+            let reply = try await back.next()
+            #expect(reply["type"] == "snapshot")
+            #expect(reply["version"] == 3)
+            #expect(reply["state"] == .object(["value": 1, "isLoading": false]))
+        }
+    }
+
+    @Test func versionAheadOfTheServerGetsASnapshot() async throws {
+        try await withHub { _, port in
+            let client = try await ProtocolClient.connect(port: port)
+            let epoch = try #require(try await client.join("counter/ahead")["epoch"]?.stringValue)
+            try await client.send(#"{"type":"join","reactor":"counter/ahead","since":{"epoch":"\#(epoch)","version":99}}"#)
+            #expect(try await client.next()["type"] == "snapshot")
+        }
+    }
+
+    @Test func versionOlderThanTheHistoryGetsASnapshot() async throws {
+        try await withHub(counterDelay: .milliseconds(1), configure: { $0.historyPatches = 4 }) { _, port in
+            let client = try await ProtocolClient.connect(port: port)
+            let epoch = try #require(try await client.join("counter/old")["epoch"]?.stringValue)
+            await client.socket.abort()
+            try await change("counter/old", count: 2, port: port)  // 6 versions, 4 kept
+            let stale = try await ProtocolClient.connect(port: port)
+            try await stale.send(#"{"type":"join","reactor":"counter/old","since":{"epoch":"\#(epoch)","version":1}}"#)
+            let reply = try await stale.next()
+            #expect(reply["type"] == "snapshot")
+            #expect(reply["version"] == 6)
+            let recent = try await ProtocolClient.connect(port: port)
+            try await recent.send(#"{"type":"join","reactor":"counter/old","since":{"epoch":"\#(epoch)","version":2}}"#)
+            #expect(try await recent.next()["type"] == "resumed")
+            for version in 3...6 {
+                #expect(try await recent.next()["version"]?.intValue == version)
+            }
+        }
+    }
+}

