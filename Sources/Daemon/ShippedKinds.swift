@@ -13,6 +13,12 @@ enum ShippedKinds {
         let cities = try WeatherUseCase.loadCities(fromFile: settings.weather.dataFile)
         let weather = WeatherUseCase.offline(cities: cities, latency: .milliseconds(settings.weather.latencyMs))
         registry.register("weather") { WeatherReactor(weatherUseCase: weather) }
+
+        let todoLimits = TodoLimits(maxItems: settings.todo.maxItems, maxTitleLength: settings.todo.maxTitleLength)
+        registry.register("todo") { TodoReactor(limits: todoLimits) }
+
+        let docMaxBytes = settings.doc.maxBytes
+        registry.register("doc") { DocReactor(maxBytes: docMaxBytes) }
         return registry
     }
 }

@@ -83,12 +83,15 @@ import JSON
         #expect(patch.map(\.name).sorted() == ["add", "remove"])
     }
 
-    @Test func aMovedElementIsARemoveAndAnAdd() throws {
+    @Test func aMovedElementIsOneMove() throws {
         var list = items(Self.longList)
         let moved = list.remove(at: 10)
         list.insert(moved, at: 9_000)
         let patch = try checkRoundTrip(Self.longList, ["items": .array(list)])
-        #expect(patch == [.remove(path: "/items/10"), .add(path: "/items/9000", value: 10)])
+        #expect(patch == [.move(from: "/items/10", path: "/items/9000")])
+        var back = items(Self.longList)
+        back.insert(back.remove(at: 9_000), at: 10)
+        #expect(try checkRoundTrip(Self.longList, ["items": .array(back)]) == [.move(from: "/items/9000", path: "/items/10")])
     }
 
     @Test func aTypeChangeIsAReplace() throws {

@@ -32,9 +32,12 @@ public enum JSONPatch {
     /// operations for a value would serialize larger than the value itself, a single
     /// `replace` of that value is emitted instead. Equal documents give `[]`; equality is
     /// JSON equality, so `1` and `1.0`, or objects differing only in member order, are equal.
+    ///
+    /// One element moved inside an array (a removal and an insertion of the same value)
+    /// comes out as a single `move`.
     public static func diff(from old: JSONValue, to new: JSONValue) -> [PatchOperation] {
         var differ = PatchDiffer()
         differ.diff(old, new)
-        return differ.operations
+        return MoveDetection.collapse(differ.operations, in: old)
     }
 }

@@ -80,3 +80,11 @@ enum SerializedSize {
         }
     }
 }
+
+extension JSONValue {
+    /// The size in bytes of this value's compact JSON text, computed without writing it.
+    /// Counting stops early once it passes `limit` (the result is then some number above it).
+    public func serializedByteCount(limit: Int = .max) -> Int {
+        SerializedSize.of(self, limit: limit)
+    }
+}
