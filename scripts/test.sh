@@ -19,3 +19,20 @@ swift test --skip-build
 
 step "Reactor concurrency under the thread sanitizer"
 swift test --sanitize=thread --scratch-path .build/tsan --filter ConcurrencyTests
+
+export REACTORHUB_BINARY="$PWD/.build/debug/reactorhub"
+
+step "End-to-end suites: websocat walkthrough, multi-client sync (real daemon process)"
+python3 -m pytest -q -p no:cacheprovider Tests/e2e
+
+if ls Tests/web/*.test.* >/dev/null 2>&1 || ls Tests/web/*.mjs >/dev/null 2>&1; then
+  step "JavaScript client (node --test)"
+  node --test Tests/web/
+fi
+
+if [ -d Tests/browser ]; then
+  step "Browser tests (headless Chromium)"
+  python3 -m pytest -q -p no:cacheprovider Tests/browser
+fi
+
+step "All test suites passed"

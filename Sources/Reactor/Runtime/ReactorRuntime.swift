@@ -38,7 +38,14 @@ public final class ReactorRuntime<R: Reactor>: Sendable {
     ///   - clock: Where `delay` and `send.clock` take their time; `TestClock` in tests.
     ///   - logger: Receives the errors of effects, with the reactor and the action; its
     ///     `reactor` metadata defaults to the reactor's type name.
-    public init(reactor: R, clock: any ReactorClock = LiveClock(), logger: Logger = Logger(label: "reactor")) {
+    ///   - restoredState: Where the pipeline starts instead of `initialState`: a state
+    ///     kept from before a restart. `initialState` itself is left as the reactor says.
+    public init(
+        reactor: R,
+        clock: any ReactorClock = LiveClock(),
+        logger: Logger = Logger(label: "reactor"),
+        restoredState: R.State? = nil
+    ) {
         self.reactor = reactor
         self.clock = clock
         var logger = logger
@@ -46,8 +53,9 @@ public final class ReactorRuntime<R: Reactor>: Sendable {
             logger[metadataKey: "reactor"] = String(describing: R.self)
         }
         self.logger = logger
-        self.published = PublishedState(reactor.transform(state: reactor.initialState))
-        self.machine = EffectMachine(reducedState: reactor.initialState)
+        let start = restoredState ?? reactor.initialState
+        self.published = PublishedState(reactor.transform(state: start))
+        self.machine = EffectMachine(reducedState: start)
         self.queue = DispatchQueue(label: "reactor.\(R.self)", target: .global())
         RuntimeRegistry.register(published, for: reactor)
         (clock as? TestClock)?.attach(inbox)
