@@ -21,6 +21,7 @@ let package = Package(
             pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"])]
         ),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "Logging", swiftSettings: strict),
         .target(name: "Transport", dependencies: ["CLibWebSockets", "Logging"], swiftSettings: strict),
         .target(name: "Reactor", dependencies: ["Logging"], swiftSettings: strict),
@@ -28,7 +29,8 @@ let package = Package(
         .target(name: "JSON", swiftSettings: strict),
         .target(name: "Hub", dependencies: ["Reactor", "JSON", "Transport", "Logging"], swiftSettings: strict),
         .target(name: "Reactors", dependencies: ["Reactor", "JSON"], swiftSettings: strict),
-        .target(name: "Daemon", dependencies: ["Hub", "Reactors", "JSON", "Logging", "Transport"], swiftSettings: strict),
+        .target(name: "Persistence", dependencies: ["CSQLite", "Hub", "JSON", "Logging"], swiftSettings: strict),
+        .target(name: "Daemon", dependencies: ["Hub", "Reactors", "Persistence", "JSON", "Logging", "Transport"], swiftSettings: strict),
         .executableTarget(name: "reactorhub", dependencies: ["Daemon"], swiftSettings: strict),
 
         .executableTarget(name: "json-bench", dependencies: ["JSON"], swiftSettings: strict),
@@ -40,6 +42,7 @@ let package = Package(
         .testTarget(name: "HubTests", dependencies: ["Hub", "Reactors", "Reactor", "JSON", "Transport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ReactorsTests", dependencies: ["Reactors", "Reactor", "ReactorTesting", "JSON"], swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "JSON", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "Hub", "JSON"], swiftSettings: strict),
         .testTarget(
             name: "JSONTests",
             dependencies: ["JSON"],

@@ -15,7 +15,7 @@ as_root() {
 
 apt_packages=(libwebsockets-dev pkg-config)
 case "$mode" in
-  test) apt_packages+=(chromium chromium-driver nodejs libsqlite3-dev) ;;
+  test) apt_packages+=(chromium chromium-driver nodejs libsqlite3-dev sqlite3) ;;
   bench) apt_packages+=(libwebsockets-test-server node-ws nodejs libsqlite3-dev) ;;
   run) apt_packages+=(libsqlite3-dev) ;;
   *) echo "usage: $0 run|test|bench" >&2; exit 2 ;;

@@ -56,6 +56,7 @@ extension Configuration {
             try reader.choice("kind", into: &persistence.kind)
             try reader.string("path", into: &persistence.path)
             try reader.integer("flushMs", in: 1...600_000, into: &persistence.flushMs)
+            try reader.integer("flushChanges", in: 1...1_000_000, into: &persistence.flushChanges)
             try reader.boolean("durableAcks", into: &persistence.durableAcks)
         }
         if keepalive.timeoutSeconds <= keepalive.pingSeconds {

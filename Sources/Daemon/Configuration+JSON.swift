@@ -38,6 +38,7 @@ extension Configuration {
                 "kind": .string(persistence.kind.rawValue),
                 "path": .string(persistence.path),
                 "flushMs": .int(persistence.flushMs),
+                "flushChanges": .int(persistence.flushChanges),
                 "durableAcks": .bool(persistence.durableAcks),
             ]),
         ])

@@ -55,6 +55,8 @@ public struct Configuration: Sendable, Equatable {
         public var kind = Kind.memory
         public var path = "data/reactorhub.sqlite"
         public var flushMs = 200
+        /// A batch is committed early once this many changes are pending.
+        public var flushChanges = 1000
         public var durableAcks = false
     }
 

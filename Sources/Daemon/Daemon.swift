@@ -5,6 +5,7 @@ import Dispatch
 import Foundation
 public import Hub
 import Logging
+import Persistence
 import Reactors
 import Transport
 
@@ -55,7 +56,32 @@ public enum Daemon {
             printError("\(error)")
             return 2
         }
-        let hub = Hub(configuration: configuration.hubConfiguration(serverName: "reactorhub/\(version)"), registry: registry)
+        let store: any StateStore
+        let sqlite: SQLiteStateStore?
+        switch configuration.persistence.kind {
+        case .memory:
+            store = MemoryStateStore()
+            sqlite = nil
+        case .sqlite:
+            do {
+                var options = SQLiteStateStore.Options(path: configuration.persistence.path)
+                options.flushInterval = .milliseconds(configuration.persistence.flushMs)
+                options.flushChanges = configuration.persistence.flushChanges
+                options.fullSync = configuration.persistence.durableAcks
+                let opened = try SQLiteStateStore.open(options)
+                opened.start()
+                store = opened
+                sqlite = opened
+            } catch {
+                printError(error.message)
+                return 2
+            }
+        }
+        let hub = Hub(
+            configuration: configuration.hubConfiguration(serverName: "reactorhub/\(version)"),
+            registry: registry,
+            store: store
+        )
         let port: Int
         do {
             port = try hub.start()
@@ -72,6 +98,7 @@ public enum Daemon {
         let signal = await SignalWaiter.waitForTermination()
         logger.info("shutting down", metadata: ["signal": signal])
         await hub.shutdown(grace: .milliseconds(configuration.shutdownGraceMs))
+        await sqlite?.close()
         logger.info("reactorhub stopped")
         return 0
     }
@@ -103,6 +130,7 @@ extension Configuration {
         hub.actionsPerSecond = limits.actionsPerSecond
         hub.actionBurst = limits.actionBurst
         hub.historyPatches = history.patches
+        hub.durableAcks = persistence.kind == .sqlite && persistence.durableAcks
         return hub
     }
 }

@@ -8,11 +8,21 @@ enum ShippedKinds {
         let registry = ReactorRegistry()
         let settings = configuration.reactors
         let counterDelay = Duration.milliseconds(settings.counter.delayMs)
-        registry.register("counter") { CounterReactor(delay: counterDelay) }
+        // Counter and weather come back with isLoading false: the effects that would have
+        // cleared it died with the old process.
+        registry.register("counter", restore: { state in
+            var state = state
+            state.isLoading = false
+            return state
+        }) { CounterReactor(delay: counterDelay) }
 
         let cities = try WeatherUseCase.loadCities(fromFile: settings.weather.dataFile)
         let weather = WeatherUseCase.offline(cities: cities, latency: .milliseconds(settings.weather.latencyMs))
-        registry.register("weather") { WeatherReactor(weatherUseCase: weather) }
+        registry.register("weather", restore: { state in
+            var state = state
+            state.isLoading = false
+            return state
+        }) { WeatherReactor(weatherUseCase: weather) }
 
         let todoLimits = TodoLimits(maxItems: settings.todo.maxItems, maxTitleLength: settings.todo.maxTitleLength)
         registry.register("todo") { TodoReactor(limits: todoLimits) }

@@ -22,17 +22,25 @@ public final class Hub: WebSocketServerDelegate, Sendable {
     /// The configuration the hub was created with.
     public let configuration: HubConfiguration
     private let registry: ReactorRegistry
+    private let store: any StateStore
     private let server: WebSocketServer
     private let channel: any OutboundChannel
     private let logger: Logger
     private let state = Mutex(State())
     private let helloReactors: [UInt8]
-    private let compaction = Mutex<Task<Void, Never>?>(nil)
+    private let eviction = Mutex<Task<Void, Never>?>(nil)
 
-    /// Creates a hub serving the kinds of `registry`; nothing listens until `start()`.
-    public init(configuration: HubConfiguration, registry: ReactorRegistry, logger: Logger = Logger(label: "hub")) {
+    /// Creates a hub serving the kinds of `registry`, keeping instance state in `store`;
+    /// nothing listens until `start()`.
+    public init(
+        configuration: HubConfiguration,
+        registry: ReactorRegistry,
+        store: any StateStore = MemoryStateStore(),
+        logger: Logger = Logger(label: "hub")
+    ) {
         self.configuration = configuration
         self.registry = registry
+        self.store = store
         self.logger = logger
         self.server = WebSocketServer(configuration: configuration.transport, logger: Logger(label: "transport"))
         self.channel = server
@@ -45,7 +53,7 @@ public final class Hub: WebSocketServerDelegate, Sendable {
     @discardableResult
     public func start() throws(TransportError) -> Int {
         let port = try server.start(delegate: self)
-        startCompaction()
+        startEviction()
         return port
     }
 
@@ -56,15 +64,15 @@ public final class Hub: WebSocketServerDelegate, Sendable {
     public var connectionCount: Int { server.connectionCount }
 
     /// Shuts down as CONFIG.md describes: stop accepting, let running effects finish (at
-    /// most `grace`), answer new actions with `overloaded`, deliver what is queued, close
-    /// every client with 1001.
+    /// most `grace`), answer new actions with `overloaded`, persist, deliver what is
+    /// queued, close every client with 1001.
     public func shutdown(grace: Duration) async {
         let instances = state.withLock { state -> [any HubInstance] in
             state.draining = true
             return Array(state.instances.values)
         }
         server.stopAccepting()
-        compaction.withLock { task in
+        eviction.withLock { task in
             task?.cancel()
             task = nil
         }
@@ -90,6 +98,7 @@ public final class Hub: WebSocketServerDelegate, Sendable {
         if !settled {
             logger.warning("shutdown grace elapsed with effects still running")
         }
+        await store.flush()
         let remaining = max(deadline - clock.now, .seconds(1))
         await server.shutdown(code: .goingAway, reason: "server shutting down", grace: remaining)
         logger.info("hub stopped")
@@ -195,6 +204,8 @@ public final class Hub: WebSocketServerDelegate, Sendable {
                     stream: StreamID(rawValue: state.nextStream),
                     channel: channel,
                     historyCapacity: configuration.historyPatches,
+                    store: store,
+                    durableAcks: configuration.durableAcks,
                     logger: Logger(label: "reactor")
                 )
                 do {
@@ -282,39 +293,50 @@ public final class Hub: WebSocketServerDelegate, Sendable {
 
     // MARK: Idle instances
 
-    /// Every `idleCompaction / 2`, instances without subscribers for `idleCompaction`
-    /// drop their history; those that never changed are removed altogether.
-    private func startCompaction() {
-        let interval = configuration.idleCompaction / 2
+    /// Every `idleEviction / 2`, evicts the instances that have had no subscriber and no
+    /// running effect for `idleEviction`.
+    private func startEviction() {
+        let interval = configuration.idleEviction / 2
         let task = Task { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
-                self?.compactIdleInstances(now: .now)
+                await self?.evictIdleInstances(now: .now)
             }
         }
-        compaction.withLock { $0 = task }
+        eviction.withLock { $0 = task }
     }
 
-    func compactIdleInstances(now: ContinuousClock.Instant) {
-        let idle = state.withLock { state -> [any HubInstance] in
-            var idle: [any HubInstance] = []
-            for (address, since) in state.idleSince where now - since >= configuration.idleCompaction {
-                guard let instance = state.instances[address], instance.subscriberCount == 0 else {
-                    state.idleSince[address] = nil
-                    continue
-                }
-                state.idleSince[address] = nil
-                if instance.version == 0 {
-                    state.instances[address] = nil
-                    state.instancesByStream[instance.stream] = nil
-                } else {
-                    idle.append(instance)
-                }
+    /// Removes idle instances from memory once the store holds their last state; the next
+    /// join restores them with the same epoch, version and history.
+    func evictIdleInstances(now: ContinuousClock.Instant) async {
+        let candidates = state.withLock { state -> [any HubInstance] in
+            state.idleSince.compactMap { address, since in
+                guard now - since >= configuration.idleEviction,
+                      let instance = state.instances[address], instance.subscriberCount == 0, instance.isIdle
+                else { return nil }
+                return instance
             }
-            return idle
         }
-        for instance in idle {
-            instance.compact()
+        guard !candidates.isEmpty else { return }
+        await store.flush()
+        let evicted = state.withLock { state -> Int in
+            var evicted = 0
+            for instance in candidates {
+                guard let current = state.instances[instance.address], current === instance,
+                      instance.subscriberCount == 0, instance.isIdle, state.idleSince[instance.address] != nil
+                else { continue }
+                state.instances[instance.address] = nil
+                state.instancesByStream[instance.stream] = nil
+                state.idleSince[instance.address] = nil
+                evicted += 1
+            }
+            return evicted
         }
+        logger.debug("evicted idle instances", metadata: ["count": String(evicted)])
+    }
+
+    /// The addresses of the instances held in memory (tests and diagnostics).
+    public var residentInstances: [String] {
+        state.withLock { $0.instances.keys.map(\.description).sorted() }
     }
 }

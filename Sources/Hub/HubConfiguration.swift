@@ -14,8 +14,12 @@ public struct HubConfiguration: Sendable, Equatable {
     public var actionBurst = 400
     /// Patches kept per instance for resumes (`history.patches`).
     public var historyPatches = 256
-    /// An instance without subscribers for this long drops its history and cached text.
-    public var idleCompaction: Duration = .seconds(60)
+    /// An instance without subscribers or running effects for this long is evicted from
+    /// memory; its state stays in the state store and comes back on the next join.
+    public var idleEviction: Duration = .seconds(60)
+    /// Acks, patches and pulses leave only once the state they reveal is durable in the
+    /// state store (`persistence.durableAcks`).
+    public var durableAcks = false
 
     /// The defaults of PROTOCOL.md and CONFIG.md.
     public init() {}

@@ -11,6 +11,8 @@ struct ReactorKind: Sendable {
         var stream: StreamID
         var channel: any OutboundChannel
         var historyCapacity: Int
+        var store: any StateStore
+        var durableAcks: Bool
         var logger: Logger
     }
 

@@ -18,9 +18,13 @@ public final class ReactorRegistry: Sendable {
     public init() {}
 
     /// Registers `kind`, served by reactors that `make` creates, one per instance.
-    /// Registering a name twice replaces the earlier kind.
-    public func register<R: Reactor>(_ kind: String, _ make: @escaping @Sendable () -> R)
-    where R.Action: Decodable, R.State: Encodable {
+    /// `restore` adjusts a state read back after a restart (e.g. clears `isLoading`,
+    /// whose effect died with the old process). Registering a name twice replaces it.
+    public func register<R: Reactor>(
+        _ kind: String,
+        restore: (@Sendable (R.State) -> R.State)? = nil,
+        _ make: @escaping @Sendable () -> R
+    ) where R.Action: Decodable, R.State: Codable {
         precondition(ReactorAddress.isValidKind(kind), "kind name '\(kind)' must match [a-z][a-z0-9-]{0,31}")
         let entry = ReactorKind(
             name: kind,
@@ -28,11 +32,9 @@ public final class ReactorRegistry: Sendable {
             makeInstance: { address, context in
                 let instance = try ReactorInstance<R>(
                     address: address,
-                    stream: context.stream,
                     reactor: make(),
-                    channel: context.channel,
-                    historyCapacity: context.historyCapacity,
-                    logger: context.logger
+                    restored: try Self.restore(R.self, address, context, restore),
+                    context: context
                 )
                 instance.startPublishing()
                 return instance
@@ -41,6 +43,32 @@ public final class ReactorRegistry: Sendable {
         kinds.withLock { $0[kind] = entry }
         order.withLock { names in
             if !names.contains(kind) { names.append(kind) }
+        }
+    }
+
+    /// Reads what the store kept of `address` and decodes it as `R.State`. A state that no
+    /// longer decodes (the Swift type changed) is set aside and the instance starts afresh.
+    private static func restore<R: Reactor>(
+        _ type: R.Type,
+        _ address: ReactorAddress,
+        _ context: ReactorKind.InstanceContext,
+        _ adjust: (@Sendable (R.State) -> R.State)?
+    ) throws -> ReactorInstance<R>.Restored? where R.Action: Decodable, R.State: Codable {
+        guard let stored = try context.store.load(address) else { return nil }
+        do {
+            var state = try JSONValueDecoder().decode(R.State.self, from: stored.state)
+            if let adjust { state = adjust(state) }
+            return ReactorInstance<R>.Restored(state: state, stored: stored)
+        } catch {
+            context.logger.warning(
+                "stored state no longer decodes; set aside, starting afresh with a new epoch",
+                metadata: [
+                    "kind": address.kind, "id": address.id, "epoch": stored.epoch,
+                    "version": String(stored.version), "error": "\(error)",
+                ]
+            )
+            context.store.setAside(address, reason: "\(error)")
+            return nil
         }
     }
 

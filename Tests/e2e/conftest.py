@@ -42,6 +42,12 @@ class Daemon:
                     return int(line.split()[1]) * 1024
         return 0
 
+    def kill(self) -> None:
+        """Ends the process at once (SIGKILL), as a crash would."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
     def stop(self, timeout: float = 10) -> int:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
@@ -50,7 +56,8 @@ class Daemon:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        self.log.close()
+        if not self.log.closed:
+            self.log.close()
         return self.process.returncode
 
 

@@ -25,6 +25,6 @@ protocol HubInstance: AnyObject, Sendable {
     func waitUntilIdle() async
     /// The current state version.
     var version: Int { get }
-    /// Drops what an idle instance does not need (history, cached snapshot text).
-    func compact()
+    /// No effect running and nothing waiting for durability: safe to evict.
+    var isIdle: Bool { get }
 }

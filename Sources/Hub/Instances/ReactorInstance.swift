@@ -14,12 +14,19 @@ import Transport
 /// reach the transport in version order: no patch can fall between snapshot and stream.
 ///
 /// Safety of `@unchecked Sendable`: `published` is touched only from the runtime's serial
-/// context (the observer), one call at a time; everything else is immutable or in `shared`.
+/// context (the observer and action completions), one call at a time; everything else
+/// is immutable or behind a lock (`shared`, `gate`).
 final class ReactorInstance<R: Reactor>: HubInstance, @unchecked Sendable
 where R.Action: Decodable, R.State: Encodable {
+    /// Where a restored instance starts: its decoded state and what the store kept.
+    struct Restored {
+        var state: R.State
+        var stored: StoredInstance
+    }
+
     struct Shared {
         var subscribers: [ConnectionID] = []
-        var version = 0
+        var version: Int
         var epoch: String
         var state: JSONValue
         /// The compact text of `state`, built on the first join after a change.
@@ -37,41 +44,59 @@ where R.Action: Decodable, R.State: Encodable {
     let address: ReactorAddress
     let stream: StreamID
     let runtime: ReactorRuntime<R>
-    private let kindName: String
     private let addressText: String
-    private let channel: any OutboundChannel
+    private let epoch: String
+    private let context: ReactorKind.InstanceContext
     private let logger: Logger
     private let shared: Mutex<Shared>
+    /// Messages waiting for durability; used only when `gated` (`durableAcks`).
+    private let gate: Mutex<DeliveryGate>
+    private let gated: Bool
     private var published: Published
     private var observation: RuntimeObservation?
 
-    init(
-        address: ReactorAddress,
-        stream: StreamID,
-        reactor: R,
-        channel: any OutboundChannel,
-        historyCapacity: Int,
-        logger: Logger
-    ) throws {
+    init(address: ReactorAddress, reactor: R, restored: Restored?, context: ReactorKind.InstanceContext) throws {
         self.address = address
-        self.stream = stream
+        self.stream = context.stream
         self.addressText = address.description
-        self.kindName = address.kind
-        self.channel = channel
-        var logger = logger
+        self.context = context
+        var logger = context.logger
         logger[metadataKey: "reactor"] = address.description
         self.logger = logger
-        self.runtime = ReactorRuntime(reactor: reactor, logger: logger)
-        let initial = try StateEncoding.encode(runtime.currentState)
-        self.published = Published(state: initial.state, version: 0, pulseCounts: initial.pulseCounts)
-        self.shared = Mutex(Shared(epoch: Epoch.make(), state: initial.state, history: PatchHistory(capacity: historyCapacity)))
+        self.runtime = ReactorRuntime(reactor: reactor, logger: logger, restoredState: restored?.state)
+        let start = try StateEncoding.encode(runtime.currentState)
+
+        var history = PatchHistory(capacity: context.historyCapacity)
+        var version = 0
+        self.epoch = restored?.stored.epoch ?? Epoch.make()
+        if let stored = restored?.stored {
+            version = stored.version
+            for patch in stored.patches {
+                history.append(OutboundMessage(patch.frame, kind: .stateUpdate(context.stream)), version: patch.version)
+            }
+        }
+        self.published = Published(state: start.state, version: version, pulseCounts: start.pulseCounts)
+        self.shared = Mutex(Shared(version: version, epoch: epoch, state: start.state, history: history))
+        self.gate = Mutex(DeliveryGate(durableVersion: version))
+        self.gated = context.durableAcks
+
+        if let stored = restored?.stored, stored.state != start.state {
+            // The kind reset transient fields on restore (e.g. `isLoading`): that is a
+            // change like any other, so that clients resuming from before see it.
+            publishChange(from: stored.state, to: start.state)
+        }
     }
 
     /// Starts publishing state changes; called once, right after creation.
     func startPublishing() {
         observation = runtime.observe { [weak self] event in
-            guard let self, case .state(let state) = event else { return }
-            self.publish(state)
+            guard let self else { return }
+            switch event {
+            case .state(let state):
+                self.publish(state)
+            case .drained:
+                self.settlePendingAcks()
+            }
         }
     }
 
@@ -81,6 +106,10 @@ where R.Action: Decodable, R.State: Encodable {
 
     var version: Int {
         shared.withLock { $0.version }
+    }
+
+    var isIdle: Bool {
+        !runtime.hasEffectsInFlight && gate.withLock { $0.isEmpty }
     }
 
     // MARK: Service-thread side
@@ -94,16 +123,16 @@ where R.Action: Decodable, R.State: Encodable {
             if let since, !wasSubscribed, since.epoch == shared.epoch, since.version <= shared.version,
                let missed = shared.history.frames(after: since.version, current: shared.version)
             {
-                channel.send(
+                context.channel.send(
                     ServerMessage.resumed(addressText, ref: ref, epoch: shared.epoch, version: shared.version, stream: stream),
                     to: id
                 )
                 for frame in missed {
-                    channel.send(frame, to: id)
+                    context.channel.send(frame, to: id)
                 }
                 return
             }
-            channel.send(snapshot(&shared, ref: ref), to: id)
+            context.channel.send(snapshot(&shared, ref: ref), to: id)
         }
     }
 
@@ -119,7 +148,7 @@ where R.Action: Decodable, R.State: Encodable {
     func resync(_ id: ConnectionID) {
         shared.withLock { shared in
             guard shared.subscribers.contains(id) else { return }
-            channel.send(snapshot(&shared, ref: nil), to: id)
+            context.channel.send(snapshot(&shared, ref: nil), to: id)
         }
     }
 
@@ -143,21 +172,10 @@ where R.Action: Decodable, R.State: Encodable {
         do {
             action = try ActionDecoder().decode(R.Action.self, from: payload)
         } catch {
-            return ProtocolError(error, kind: kindName)
+            return ProtocolError(error, kind: address.kind)
         }
-        let channel = self.channel
-        let address = addressText
         runtime.send(action) { [weak self] outcome in
-            switch outcome {
-            case .accepted:
-                guard let ref, let self else { return }
-                channel.send(ServerMessage.ack(address, ref: ref, version: self.published.version), to: id)
-            case .refused(let refusal):
-                channel.send(ServerMessage.error(ProtocolError(.invalidAction, refusal.message), ref: ref), to: id)
-            case .failed(let message):
-                self?.logger.error("action failed", metadata: ["session": id.description, "error": message])
-                channel.send(ServerMessage.error(ProtocolError(.internal, "the action failed: \(message)"), ref: ref), to: id)
-            }
+            self?.answer(outcome, to: id, ref: ref)
         }
         return nil
     }
@@ -166,14 +184,29 @@ where R.Action: Decodable, R.State: Encodable {
         await runtime.waitUntilIdle()
     }
 
-    func compact() {
-        shared.withLock { shared in
-            shared.history.removeAll()
-            shared.stateText = nil
+    // MARK: Serial-context side
+
+    /// Answers an action once `mutate` accepted or refused it, before any of its
+    /// mutations is reduced (so the ack precedes the patches it causes).
+    private func answer(_ outcome: ActionOutcome, to id: ConnectionID, ref: JSONValue?) {
+        switch outcome {
+        case .accepted:
+            guard let ref else { return }
+            let ack = ServerMessage.ack(addressText, ref: ref, version: published.version)
+            // With durable acks, the ack waits for the action's synchronous effects
+            // (settled when the runtime drains) to be on disk.
+            deliver(ack, to: .one(id), requiredVersion: nil)
+        case .refused(let refusal):
+            deliver(ServerMessage.error(ProtocolError(.invalidAction, refusal.message), ref: ref), to: .one(id), requiredVersion: published.version)
+        case .failed(let message):
+            logger.error("action failed", metadata: ["session": id.description, "error": message])
+            deliver(
+                ServerMessage.error(ProtocolError(.internal, "the action failed: \(message)"), ref: ref),
+                to: .one(id),
+                requiredVersion: published.version
+            )
         }
     }
-
-    // MARK: Serial-context side
 
     /// Encodes and diffs a new state once, then posts the same patch frame and pulse
     /// frames to every subscriber. Equal states send nothing.
@@ -185,23 +218,36 @@ where R.Action: Decodable, R.State: Encodable {
             logger.error("state could not be encoded; change not published", metadata: ["error": "\(error)"])
             return
         }
-        let operations = JSONPatch.diff(from: published.state, to: encoded.state)
         var pulses: [(name: String, value: JSONValue)] = []
         for pulse in encoded.pulses where published.pulseCounts[pulse.name] != pulse.updateCount {
             published.pulseCounts[pulse.name] = pulse.updateCount
             pulses.append((pulse.name, pulse.value))
         }
+        publishChange(from: published.state, to: encoded.state, pulses: pulses)
+    }
+
+    private func publishChange(from old: JSONValue, to new: JSONValue, pulses: [(name: String, value: JSONValue)] = []) {
+        let operations = JSONPatch.diff(from: old, to: new)
         guard !operations.isEmpty || !pulses.isEmpty else { return }
 
         var patchFrame: OutboundMessage?
         if !operations.isEmpty {
             published.version += 1
-            published.state = encoded.state
+            published.state = new
             var writer = JSONWriter()
             writer.writePatch(operations)
-            patchFrame = ServerMessage.patch(
+            let frame = ServerMessage.patch(
                 addressText, version: published.version, base: published.version - 1, operations: writer.bytes, stream: stream
             )
+            patchFrame = frame
+            context.store.record(StoredChange(
+                address: address,
+                epoch: epoch,
+                version: published.version,
+                state: new,
+                patch: StoredPatch(version: published.version, frame: frame.withBytes { Array($0) }),
+                keepPatches: context.historyCapacity
+            ))
         }
         let version = published.version
         let pulseFrames = pulses.map { pulse in
@@ -210,13 +256,62 @@ where R.Action: Decodable, R.State: Encodable {
         shared.withLock { shared in
             if let patchFrame {
                 shared.version = version
-                shared.state = encoded.state
+                shared.state = new
                 shared.stateText = nil
                 shared.history.append(patchFrame, version: version)
-                channel.send(patchFrame, to: shared.subscribers)
+            }
+            let subscribers = shared.subscribers
+            if let patchFrame {
+                deliver(patchFrame, to: .many(subscribers), requiredVersion: version)
             }
             for frame in pulseFrames {
-                channel.send(frame, to: shared.subscribers)
+                deliver(frame, to: .many(subscribers), requiredVersion: version)
+            }
+        }
+        if patchFrame != nil, gated {
+            waitForDurability(of: version)
+        }
+    }
+
+    /// Sends now, or through the gate when acks must be durable.
+    private func deliver(_ message: OutboundMessage, to recipients: DeliveryGate.Recipients, requiredVersion: Int?) {
+        guard gated else {
+            send(message, to: recipients)
+            return
+        }
+        // Items are sent while the gate is held, so releases from two threads (this one
+        // and the store's) cannot overtake each other.
+        gate.withLock { gate in
+            gate.enqueue(message, to: recipients, requiredVersion: requiredVersion)
+            for item in gate.release(durable: gate.durableVersion) {
+                send(item.message, to: item.recipients)
+            }
+        }
+    }
+
+    private func send(_ message: OutboundMessage, to recipients: DeliveryGate.Recipients) {
+        switch recipients {
+        case .one(let id): context.channel.send(message, to: id)
+        case .many(let ids): context.channel.send(message, to: ids)
+        }
+    }
+
+    private func settlePendingAcks() {
+        guard gated else { return }
+        let version = published.version
+        let settled = gate.withLock { $0.settlePendingAcks(at: version) }
+        if settled {
+            waitForDurability(of: version)
+        }
+    }
+
+    private func waitForDurability(of version: Int) {
+        context.store.whenDurable(address, version: version) { [weak self] in
+            guard let self else { return }
+            self.gate.withLock { gate in
+                for item in gate.release(durable: version) {
+                    self.send(item.message, to: item.recipients)
+                }
             }
         }
     }

@@ -1,0 +1,88 @@
+/// The database layout and the checks made before the store writes anything.
+///
+/// ```
+/// instances(kind, id, epoch, version, state, updated_at)       one row per instance
+/// patches(kind, id, epoch, version, frame)                     the recent patch frames
+/// set_aside(kind, id, epoch, version, state, reason, set_aside_at)  rows that no longer decode
+/// ```
+enum SQLiteSchema {
+    /// `PRAGMA application_id` of ReactorHub databases ("RHB1").
+    static let applicationID = 0x5248_4231
+
+    static func prepare(_ connection: SQLiteConnection, fullSync: Bool) throws(PersistenceError) {
+        // Reading first: a file that is not a database (or is corrupt) fails here, before
+        // anything is written to it.
+        let existingID = Int(try connection.scalar("PRAGMA application_id") ?? "0") ?? 0
+        let tables = try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'") ?? "0"
+        if existingID != applicationID && tables != "0" {
+            throw PersistenceError(
+                "\(connection.path): not a ReactorHub database (it already holds other tables); move it away or set persistence.path"
+            )
+        }
+        if try connection.scalar("PRAGMA quick_check") != "ok" {
+            throw PersistenceError("\(connection.path): the database is corrupt (PRAGMA quick_check failed); restore a backup or move it away")
+        }
+        let mode = try connection.scalar("PRAGMA journal_mode = WAL")
+        guard mode == "wal" else {
+            throw PersistenceError("\(connection.path): cannot switch to WAL mode (got \(mode ?? "nothing"))")
+        }
+        try connection.execute("PRAGMA synchronous = \(fullSync ? "FULL" : "NORMAL")")
+        try connection.execute(
+            """
+            BEGIN IMMEDIATE;
+            CREATE TABLE IF NOT EXISTS instances (
+                kind TEXT NOT NULL, id TEXT NOT NULL, epoch TEXT NOT NULL, version INTEGER NOT NULL,
+                state TEXT NOT NULL, updated_at INTEGER NOT NULL, PRIMARY KEY (kind, id));
+            CREATE TABLE IF NOT EXISTS patches (
+                kind TEXT NOT NULL, id TEXT NOT NULL, epoch TEXT NOT NULL, version INTEGER NOT NULL,
+                frame TEXT NOT NULL, PRIMARY KEY (kind, id, version));
+            CREATE TABLE IF NOT EXISTS set_aside (
+                kind TEXT NOT NULL, id TEXT NOT NULL, epoch TEXT NOT NULL, version INTEGER NOT NULL,
+                state TEXT NOT NULL, reason TEXT NOT NULL, set_aside_at INTEGER NOT NULL);
+            PRAGMA application_id = \(applicationID);
+            PRAGMA user_version = 1;
+            COMMIT;
+            """
+        )
+    }
+
+    /// The statements the writer thread runs for each batch.
+    struct WriteStatements {
+        let begin: SQLiteStatement
+        let commit: SQLiteStatement
+        let rollback: SQLiteStatement
+        let upsertInstance: SQLiteStatement
+        let deleteOtherEpochPatches: SQLiteStatement
+        let insertPatch: SQLiteStatement
+        let trimPatches: SQLiteStatement
+        let setAsideInstance: SQLiteStatement
+        let deleteInstance: SQLiteStatement
+        let deletePatches: SQLiteStatement
+
+        init(_ connection: SQLiteConnection) throws(PersistenceError) {
+            begin = try connection.prepare("BEGIN IMMEDIATE")
+            commit = try connection.prepare("COMMIT")
+            rollback = try connection.prepare("ROLLBACK")
+            upsertInstance = try connection.prepare(
+                """
+                INSERT INTO instances (kind, id, epoch, version, state, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                ON CONFLICT (kind, id) DO UPDATE SET epoch = excluded.epoch, version = excluded.version,
+                    state = excluded.state, updated_at = excluded.updated_at
+                """
+            )
+            deleteOtherEpochPatches = try connection.prepare("DELETE FROM patches WHERE kind = ?1 AND id = ?2 AND epoch <> ?3")
+            insertPatch = try connection.prepare(
+                "INSERT OR REPLACE INTO patches (kind, id, epoch, version, frame) VALUES (?1, ?2, ?3, ?4, ?5)"
+            )
+            trimPatches = try connection.prepare("DELETE FROM patches WHERE kind = ?1 AND id = ?2 AND version <= ?3")
+            setAsideInstance = try connection.prepare(
+                """
+                INSERT INTO set_aside (kind, id, epoch, version, state, reason, set_aside_at)
+                SELECT kind, id, epoch, version, state, ?3, ?4 FROM instances WHERE kind = ?1 AND id = ?2
+                """
+            )
+            deleteInstance = try connection.prepare("DELETE FROM instances WHERE kind = ?1 AND id = ?2")
+            deletePatches = try connection.prepare("DELETE FROM patches WHERE kind = ?1 AND id = ?2")
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Hub
+import JSON
+
+/// The writer thread: commits each due batch in one transaction, then tells the waiters.
+extension SQLiteStateStore {
+    func writerLoop() {
+        while let batch = pending.nextBatch(flushInterval: options.flushInterval, flushChanges: options.flushChanges) {
+            do {
+                try write(batch)
+                for callback in pending.committed(batch) {
+                    callback()
+                }
+            } catch {
+                logger.error(
+                    "could not commit state changes; retrying in 1 s",
+                    metadata: ["path": options.path, "error": error.message, "changes": String(batch.changeCount)]
+                )
+                pending.requeue(batch)
+                Thread.sleep(forTimeInterval: 1)
+            }
+        }
+    }
+
+    private func write(_ batch: PendingBatches.Batch) throws(PersistenceError) {
+        let now = Int(Date().timeIntervalSince1970 * 1000)
+        try statements.begin.run()
+        do {
+            for (address, reason) in batch.setAsides {
+                let setAside = statements.setAsideInstance
+                setAside.bind(1, address.kind)
+                setAside.bind(2, address.id)
+                setAside.bind(3, reason)
+                setAside.bind(4, now)
+                try setAside.run()
+                for statement in [statements.deleteInstance, statements.deletePatches] {
+                    statement.bind(1, address.kind)
+                    statement.bind(2, address.id)
+                    try statement.run()
+                }
+                logger.warning("stored state set aside", metadata: ["kind": address.kind, "id": address.id, "reason": reason])
+            }
+            for (address, entry) in batch.entries {
+                try write(entry, of: address, now: now)
+            }
+            try statements.commit.run()
+        } catch {
+            statements.rollback.reset()
+            try? statements.rollback.run()
+            throw error
+        }
+    }
+
+    private func write(_ entry: PendingBatches.Entry, of address: ReactorAddress, now: Int) throws(PersistenceError) {
+        var writer = JSONWriter()
+        writer.writeValue(entry.state)
+        let upsert = statements.upsertInstance
+        upsert.bind(1, address.kind)
+        upsert.bind(2, address.id)
+        upsert.bind(3, entry.epoch)
+        upsert.bind(4, entry.version)
+        upsert.bind(5, bytes: writer.bytes)
+        upsert.bind(6, now)
+        try upsert.run()
+
+        let clean = statements.deleteOtherEpochPatches
+        clean.bind(1, address.kind)
+        clean.bind(2, address.id)
+        clean.bind(3, entry.epoch)
+        try clean.run()
+
+        for patch in entry.patches {
+            let insert = statements.insertPatch
+            insert.bind(1, address.kind)
+            insert.bind(2, address.id)
+            insert.bind(3, entry.epoch)
+            insert.bind(4, patch.version)
+            insert.bind(5, bytes: patch.frame)
+            try insert.run()
+        }
+        let trim = statements.trimPatches
+        trim.bind(1, address.kind)
+        trim.bind(2, address.id)
+        trim.bind(3, entry.version - entry.keepPatches)
+        try trim.run()
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+public import Hub
+import JSON
+public import Logging
+import Synchronization
+
+/// Keeps every instance's state, version, epoch and recent patches in an SQLite database
+/// (WAL mode), so that a restart is invisible to clients.
+///
+/// Writes stay off the hot path: `record` only updates an in-memory pending batch; a
+/// writer thread commits the batch in one transaction every `flushInterval` (or sooner
+/// once `flushChanges` changes are pending, or when someone waits for durability). A
+/// crash loses at most the changes of the last `flushInterval`, and never half a batch;
+/// `flush()` (called at shutdown) loses nothing.
+///
+/// Safety of `@unchecked Sendable`: the writer connection is used only by the writer
+/// thread (and by `open` before that thread starts); the reader connection only under
+/// `reader`'s lock; the pending batch only under `pending`'s lock.
+public final class SQLiteStateStore: StateStore, @unchecked Sendable {
+    /// How the store writes.
+    public struct Options: Sendable, Equatable {
+        /// The database file; its folder is created when missing.
+        public var path: String
+        /// The longest a change waits before it is committed (the crash-loss window).
+        public var flushInterval: Duration = .milliseconds(200)
+        /// A batch is committed early once this many changes are pending.
+        public var flushChanges = 1000
+        /// `synchronous=FULL` (each commit survives a power loss) instead of `NORMAL`
+        /// (each commit survives a crash of the process). Used with durable acks.
+        public var fullSync = false
+
+        public init(path: String) {
+            self.path = path
+        }
+    }
+
+    let options: Options
+    let logger: Logger
+    let writer: SQLiteConnection
+    let statements: SQLiteSchema.WriteStatements
+    private let reader: Mutex<SQLiteReader>
+    let pending = PendingBatches()
+
+    private init(options: Options, writer: SQLiteConnection, logger: Logger) throws(PersistenceError) {
+        self.options = options
+        self.writer = writer
+        self.reader = Mutex(try SQLiteReader(path: options.path))
+        self.logger = logger
+        self.statements = try SQLiteSchema.WriteStatements(writer)
+    }
+
+    /// Opens (or creates) the database at `options.path`, checks that it is a ReactorHub
+    /// database it can write, and prepares it. Nothing is written to a file that is not
+    /// a ReactorHub database, or that is corrupt.
+    public static func open(_ options: Options, logger: Logger = Logger(label: "persistence")) throws(PersistenceError) -> SQLiteStateStore {
+        let folder = (options.path as NSString).deletingLastPathComponent
+        if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw PersistenceError("\(options.path): cannot create the folder '\(folder)' (\(error.localizedDescription))")
+            }
+        }
+        let writer = try SQLiteConnection(path: options.path)
+        try SQLiteSchema.prepare(writer, fullSync: options.fullSync)
+        let store = try SQLiteStateStore(options: options, writer: writer, logger: logger)
+        logger.info("state store opened", metadata: ["path": options.path, "flushMs": String(options.flushInterval.milliseconds)])
+        return store
+    }
+
+    /// Starts the writer thread. Call once, before recording changes.
+    public func start() {
+        let thread = Thread { [self] in
+            writerLoop()
+        }
+        thread.name = "reactorhub-sqlite"
+        thread.start()
+    }
+
+    // MARK: StateStore
+
+    public func load(_ address: ReactorAddress) throws -> StoredInstance? {
+        let stored = try reader.withLock { reader throws(PersistenceError) in
+            try reader.load(address)
+        }
+        let merged = pending.overlay(address, on: stored)
+        if let merged {
+            pending.noteDurable(address, version: stored?.version ?? 0, epoch: stored?.epoch ?? merged.epoch)
+        }
+        return merged
+    }
+
+    public func record(_ change: StoredChange) {
+        if pending.add(change, flushChanges: options.flushChanges) {
+            pending.wake()
+        }
+    }
+
+    public func whenDurable(_ address: ReactorAddress, version: Int, _ body: @escaping @Sendable () -> Void) {
+        if pending.addWaiter(address, version: version, body) {
+            body()
+        } else {
+            pending.wake()
+        }
+    }
+
+    public func setAside(_ address: ReactorAddress, reason: String) {
+        pending.setAside(address, reason: reason)
+        pending.wake()
+    }
+
+    public func flush() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            if pending.addFlushWaiter({ continuation.resume() }) {
+                continuation.resume()
+            } else {
+                pending.wake()
+            }
+        }
+    }
+
+    /// Commits what is pending and stops the writer thread.
+    public func close() async {
+        await flush()
+        pending.stop()
+    }
+}
+
+extension Duration {
+    var milliseconds: Int {
+        Int(components.seconds) * 1000 + Int(components.attoseconds / 1_000_000_000_000_000)
+    }
+}

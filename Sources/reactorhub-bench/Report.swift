@@ -1,0 +1,132 @@
+import Glibc
+
+/// Writes one line to standard error.
+func printError(_ line: String) {
+    var text = line
+    text += "\n"
+    let bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
+        if written <= 0 { break }
+        offset += written
+    }
+}
+
+/// A JSON string literal.
+func jsonString(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        default:
+            if scalar.value < 0x20 {
+                out += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+    }
+    return out + "\""
+}
+
+/// The outcome of one `fanout` or `raw` run.
+struct FanoutReport {
+    var label: String
+    var mode: String
+    var subscribers: Int
+    var senders: Int
+    var pace: Fanout.Pace
+    var size: Int
+    var seconds: Double
+    var connectSeconds: Double
+    var actions: Int
+    var updates: Int
+    var frames: Int
+    var bytes: Int
+    var senderFrames: Int
+    var delivery: LatencySummary
+    var last: LatencySummary
+    var gaps: Int
+    var reorders: Int
+    var lost: Int
+    var resyncs: Int
+    var incomplete: Int
+    var serverErrors: Int
+    var firstServerError: String?
+    var closed: Int
+    var firstClose: String?
+    var timestampMismatches: Int
+    var skipped: Int
+    var clientCPU: Double
+    var serverCPU: Double?
+    var aborted: String?
+
+    private func rate(_ count: Int) -> Double { seconds > 0 ? Double(count) / seconds : 0 }
+
+    var ordered: Bool {
+        gaps == 0 && reorders == 0 && lost == 0 && incomplete == 0 && closed == 0 && aborted == nil
+            && timestampMismatches == 0 && serverErrors == 0
+    }
+
+    private var paceText: String {
+        switch pace {
+        case .rate(let value): return "rate \(fmt(value)) actions/s"
+        case .window(let value): return "window \(value) in flight per sender"
+        }
+    }
+
+    private var paceJSON: String {
+        switch pace {
+        case .rate(let value): return "\"rate\":\(fmt(value))"
+        case .window(let value): return "\"window\":\(value)"
+        }
+    }
+
+    var text: String {
+        var lines: [String] = []
+        lines.append("\(label): \(mode), \(subscribers) subscribers, \(senders) sender(s), \(paceText), ~\(size)-byte actions, \(fmt(seconds, 2)) s measured")
+        lines.append("  actions sent       \(fmt(rate(actions))) /s")
+        lines.append("  updates applied    \(fmt(rate(updates))) /s (one version reaching one subscriber)")
+        lines.append("  frames delivered   \(fmt(rate(frames))) /s to subscribers (+\(fmt(rate(senderFrames))) /s to senders), \(fmt(rate(bytes) / 1e6, 2)) MB/s, \(fmt(frames > 0 ? Double(updates) / Double(frames) : 0, 2)) updates/frame")
+        lines.append("  latency, send to each subscriber:  \(delivery.text)")
+        lines.append("  latency, send to last subscriber:  \(last.text)")
+        var cpu = "  CPU: client \(fmt(clientCPU, 2)) s (\(fmt(seconds > 0 ? clientCPU / seconds * 100 : 0)) % of a core)"
+        if let serverCPU {
+            cpu += ", server \(fmt(serverCPU, 2)) s (\(fmt(seconds > 0 ? serverCPU / seconds * 100 : 0)) %), "
+            cpu += "\(fmt(frames + senderFrames > 0 ? serverCPU * 1e6 / Double(frames + senderFrames) : 0, 2)) µs server CPU per frame"
+        }
+        lines.append(cpu)
+        lines.append("  check: \(ordered ? "every subscriber saw every version in order" : "PROBLEMS") (gaps \(gaps), reorders \(reorders), lost \(lost), resync snapshots \(resyncs), incomplete \(incomplete), server errors \(serverErrors), closed \(closed), timestamp mismatches \(timestampMismatches), skipped sends \(skipped))")
+        if let firstServerError { lines.append("  first server error: \(firstServerError)") }
+        if let firstClose { lines.append("  first close: \(firstClose)") }
+        if let aborted { lines.append("  ABORTED: \(aborted)") }
+        return lines.joined(separator: "\n")
+    }
+
+    var json: String {
+        var fields: [String] = [
+            "\"label\":\(jsonString(label))", "\"mode\":\(jsonString(mode))",
+            "\"subscribers\":\(subscribers)", "\"senders\":\(senders)", paceJSON, "\"size\":\(size)",
+            "\"seconds\":\(fmt(seconds, 3))", "\"connectSeconds\":\(fmt(connectSeconds, 3))",
+            "\"actionsPerSecond\":\(fmt(rate(actions)))", "\"updatesPerSecond\":\(fmt(rate(updates)))",
+            "\"framesPerSecond\":\(fmt(rate(frames)))", "\"senderFramesPerSecond\":\(fmt(rate(senderFrames)))",
+            "\"bytesPerSecond\":\(fmt(rate(bytes)))",
+            "\"delivery\":\(delivery.json)", "\"last\":\(last.json)",
+            "\"gaps\":\(gaps)", "\"reorders\":\(reorders)", "\"lost\":\(lost)", "\"resyncs\":\(resyncs)",
+            "\"incomplete\":\(incomplete)", "\"serverErrors\":\(serverErrors)", "\"closed\":\(closed)",
+            "\"timestampMismatches\":\(timestampMismatches)", "\"skipped\":\(skipped)",
+            "\"ordered\":\(ordered)",
+            "\"clientCPUSeconds\":\(fmt(clientCPU, 3))",
+        ]
+        if let serverCPU { fields.append("\"serverCPUSeconds\":\(fmt(serverCPU, 3))") }
+        if let firstServerError { fields.append("\"firstServerError\":\(jsonString(firstServerError))") }
+        if let firstClose { fields.append("\"firstClose\":\(jsonString(firstClose))") }
+        if let aborted { fields.append("\"aborted\":\(jsonString(aborted))") }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+}

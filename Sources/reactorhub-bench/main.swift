@@ -1,0 +1,214 @@
+import Glibc
+
+let usage = """
+usage: reactorhub-bench MODE --url ws://HOST:PORT/PATH [options]
+
+Load generator for ReactorHub: raw sockets, epoll, one thread, its own RFC 6455 client.
+Prints a readable summary, then one line `RESULT {json}` for scripts.
+
+modes:
+  fanout   N subscribers and S senders joined to one `doc` reactor of the daemon; each
+           action is a doc `set` of /sK to {"t":NANOS,"seq":N,"pad":"x…"}; subscribers
+           read t back from the patches (also multi-version ones with `base`)
+  raw      the same fan-out against a plain broadcast server (lws-mirror-protocol, or the
+           node-ws baseline): the same action text, echoed to every client
+  idle     N connections, each joined to one of R `doc` reactors (or just open, with
+           --protocol mirror); time to connect them all, server RSS per connection
+
+fanout / raw options:
+  --subscribers N     receiving connections (default 100)
+  --senders S         sending connections, not counted as subscribers (default 1)
+  --window W          saturation: each sender keeps W actions in flight, an action being
+                      done once every subscriber holds it (default 16)
+  --rate R            fixed rate: R actions per second in total, on a timer (instead of
+                      --window)
+  --warmup SECONDS    sending before measuring (default 1)
+  --duration SECONDS  measured time (default 5)
+  --size BYTES        approximate size of an action message (default 100)
+  --reactor KIND/ID   reactor (default doc/bN…: a fresh one for each run)
+  --turn-pause-us US  least time between two event-loop turns (default 500 with --window,
+                      0 with --rate): frames gather in the sockets so that one read takes
+                      many, which keeps the client's CPU per frame low at saturation
+
+idle options:
+  --connections N     connections (default 10000)
+  --reactors R        reactors they join, round robin (default 100)
+  --hold SECONDS      how long to hold them before reading RSS (default 2)
+
+common options:
+  --url URL           ws://HOST:PORT/PATH (IPv4 or localhost; default ws://127.0.0.1:8080/ws)
+  --protocol P        reactorhub or mirror (default: reactorhub for fanout and idle,
+                      mirror for raw)
+  --subprotocol NAME  Sec-WebSocket-Protocol to offer; '' for none (default
+                      reactorhub.v1, or lws-mirror-protocol with --protocol mirror)
+  --server-pid PID    the server's process: its CPU time and RSS are reported
+  --batch N           connections being opened at once (default 256)
+  --label TEXT        name of the run in the output (default: the mode)
+  --timeline          also print actions sent and updates applied per 100 ms (stalls)
+  --quiet             no progress lines on standard error
+  --help              this text
+
+Measured, for fanout and raw (between warm-up and the end, at the subscribers):
+updates applied per second (one version reaching one subscriber; a frame with `base`
+counts version - base), frames per second, latency from the sender's write to each
+subscriber and to the last subscriber (p50/p90/p99/max), the client's and the server's
+CPU seconds, and a check that every subscriber saw every version in order (patch base =
+version held; a resync snapshot counts as seeing the versions it covers).
+"""
+
+struct Arguments {
+    var mode = ""
+    var values: [String: String] = [:]
+    var flags: Set<String> = []
+
+    init(_ arguments: [String]) throws(UsageError) {
+        var index = 0
+        let flagNames: Set<String> = ["--quiet", "--help", "-h", "--timeline"]
+        while index < arguments.count {
+            let argument = arguments[index]
+            if flagNames.contains(argument) {
+                flags.insert(argument == "-h" ? "--help" : argument)
+            } else if argument.hasPrefix("--") {
+                if let equals = argument.firstIndex(of: "=") {
+                    values[String(argument[..<equals])] = String(argument[argument.index(after: equals)...])
+                } else {
+                    guard index + 1 < arguments.count else { throw UsageError("\(argument) needs a value") }
+                    values[argument] = arguments[index + 1]
+                    index += 1
+                }
+            } else if mode.isEmpty {
+                mode = argument
+            } else {
+                throw UsageError("unexpected argument '\(argument)'")
+            }
+            index += 1
+        }
+    }
+
+    func string(_ name: String, _ fallback: String) -> String { values[name] ?? fallback }
+
+    func int(_ name: String, _ fallback: Int, minimum: Int = 1) throws(UsageError) -> Int {
+        guard let text = values[name] else { return fallback }
+        guard let value = Int(text), value >= minimum else { throw UsageError("\(name) takes an integer ≥ \(minimum), not '\(text)'") }
+        return value
+    }
+
+    func double(_ name: String, _ fallback: Double) throws(UsageError) -> Double {
+        guard let text = values[name] else { return fallback }
+        guard let value = Double(text), value >= 0 else { throw UsageError("\(name) takes a non-negative number, not '\(text)'") }
+        return value
+    }
+}
+
+struct UsageError: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}
+
+let known: Set<String> = [
+    "--url", "--protocol", "--subprotocol", "--server-pid", "--batch", "--label", "--subscribers", "--senders",
+    "--window", "--rate", "--warmup", "--duration", "--size", "--reactor", "--connections", "--reactors", "--hold", "--turn-pause-us",
+]
+
+func main() -> Int32 {
+    let arguments: Arguments
+    do {
+        arguments = try Arguments(Array(CommandLine.arguments.dropFirst()))
+    } catch {
+        printError("reactorhub-bench: \(error.message)\n\n\(usage)")
+        return 2
+    }
+    if arguments.flags.contains("--help") || arguments.mode.isEmpty {
+        print(usage)
+        return arguments.mode.isEmpty && !arguments.flags.contains("--help") ? 2 : 0
+    }
+    for name in arguments.values.keys where !known.contains(name) {
+        printError("reactorhub-bench: unknown option \(name) (see --help)")
+        return 2
+    }
+    signal(SIGPIPE, SIG_IGN)
+    raiseOpenFileLimit()
+    do {
+        let mode = arguments.mode
+        guard ["fanout", "raw", "idle"].contains(mode) else { throw UsageError("unknown mode '\(mode)'; modes: fanout, raw, idle") }
+        let protoName = arguments.string("--protocol", mode == "raw" ? "mirror" : "reactorhub")
+        let proto: Fanout.Wire
+        switch protoName {
+        case "reactorhub": proto = .reactorhub
+        case "mirror": proto = .mirror
+        default: throw UsageError("--protocol is reactorhub or mirror, not '\(protoName)'")
+        }
+        let subprotocol = arguments.string("--subprotocol", proto == .mirror ? "lws-mirror-protocol" : "reactorhub.v1")
+        let url = arguments.string("--url", "ws://127.0.0.1:8080/ws")
+        guard let endpoint = Endpoint(url: url, subprotocol: subprotocol) else {
+            throw UsageError("--url must be ws://HOST:PORT/PATH with an IPv4 host, not '\(url)'")
+        }
+        var server: WatchedProcess?
+        if arguments.values["--server-pid"] != nil {
+            server = WatchedProcess(pid: Int32(try arguments.int("--server-pid", 0)))
+        }
+        let label = arguments.string("--label", mode)
+        let verbose = !arguments.flags.contains("--quiet")
+        let batch = try arguments.int("--batch", 256)
+        let unique = String(UInt64(getpid()) &* 1_000_003 &+ monotonicNanos() / 1000, radix: 36).suffix(6)
+
+        if mode == "idle" {
+            let idle = Idle(settings: Idle.Settings(
+                endpoint: endpoint,
+                proto: proto,
+                connections: try arguments.int("--connections", 10_000),
+                reactors: try arguments.int("--reactors", 100),
+                reactorPrefix: "doc/idle-\(unique)-",
+                batch: batch,
+                hold: try arguments.double("--hold", 2),
+                server: server,
+                label: label,
+                verbose: verbose
+            ))
+            let json = idle.run()
+            print("RESULT " + json)
+            return 0
+        }
+
+        let pace: Fanout.Pace
+        var defaultPause = 0
+        if arguments.values["--rate"] != nil {
+            let rate = try arguments.double("--rate", 0)
+            guard rate > 0 else { throw UsageError("--rate must be positive") }
+            pace = .rate(rate)
+        } else {
+            pace = .window(try arguments.int("--window", 16))
+            defaultPause = 500
+        }
+        let fanout = Fanout(settings: Fanout.Settings(
+            endpoint: endpoint,
+            proto: proto,
+            subscribers: try arguments.int("--subscribers", 100),
+            senders: try arguments.int("--senders", 1),
+            pace: pace,
+            warmup: try arguments.double("--warmup", 1),
+            duration: try arguments.double("--duration", 5),
+            size: try arguments.int("--size", 100),
+            reactor: arguments.string("--reactor", "doc/b\(unique)"),
+            batch: batch,
+            turnPauseMicros: try arguments.int("--turn-pause-us", defaultPause, minimum: 0),
+            timeline: arguments.flags.contains("--timeline"),
+            server: server,
+            label: label,
+            verbose: verbose
+        ))
+        let report = fanout.run()
+        if arguments.flags.contains("--timeline") { print(fanout.timelineText) }
+        print(report.text)
+        print("RESULT " + report.json)
+        return report.aborted == nil ? 0 : 1
+    } catch let error as UsageError {
+        printError("reactorhub-bench: \(error.message)")
+        return 2
+    } catch {
+        printError("reactorhub-bench: \(error)")
+        return 2
+    }
+}
+
+exit(main())

@@ -1,0 +1,187 @@
+// web/reactorhub.js in Node with a real WebSocket (Node's own, undici) against a real daemon
+// process ($REACTORHUB_BINARY, else .build/debug/reactorhub; skipped when neither exists).
+// Node 20 has the WebSocket global only behind --experimental-websocket: without it, this file
+// runs itself again in a child process with the flag.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connect } from '../../web/reactorhub.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BINARY = process.env.REACTORHUB_BINARY || join(ROOT, '.build/debug/reactorhub');
+const available = existsSync(BINARY);
+
+if (!available) {
+  test('live daemon tests', { skip: `no daemon binary at ${BINARY} (set REACTORHUB_BINARY)` }, () => {});
+} else if (typeof globalThis.WebSocket === 'undefined') {
+  test('live daemon tests (run again with --experimental-websocket)', () => {
+    // NODE_TEST_CONTEXT would make the child report in this runner's protocol instead of text.
+    const env = { ...process.env };
+    delete env.NODE_TEST_CONTEXT;
+    const run = spawnSync(process.execPath, ['--experimental-websocket', '--test', '--test-reporter=spec', fileURLToPath(import.meta.url)], {
+      encoding: 'utf8', env, timeout: 60000,
+    });
+    process.stdout.write(run.stdout);
+    assert.equal(run.status, 0, `the live tests failed:\n${run.stdout}\n${run.stderr}`);
+  });
+} else {
+  liveTests();
+}
+
+function liveTests() {
+  let daemon;
+  let url;
+  const clients = [];
+
+  before(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rh-node-'));
+    const config = join(dir, 'reactorhub.json');
+    writeFileSync(config, JSON.stringify({ logLevel: 'warning', reactors: { counter: { delayMs: 30 }, weather: { latencyMs: 10 } } }));
+    daemon = spawn(BINARY, ['--config', config, '--port', '0', '--web-root', join(ROOT, 'web')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const line = await new Promise((resolve, reject) => {
+      let buffer = '';
+      daemon.stdout.on('data', (chunk) => {
+        buffer += chunk;
+        if (buffer.includes('\n')) resolve(buffer.split('\n')[0]);
+      });
+      daemon.on('exit', (code) => reject(new Error(`the daemon exited with ${code}`)));
+    });
+    assert.match(line, /^listening on http:\/\/127\.0\.0\.1:\d+$/);
+    url = `ws://127.0.0.1:${line.split(':').at(-1)}/ws`;
+  });
+
+  after(() => {
+    for (const client of clients) client.close();
+    daemon?.kill('SIGTERM');
+  });
+
+  // A client whose sockets are recorded (to drop one on purpose) and whose states are logged.
+  function client(name) {
+    const sockets = [];
+    class RecordingWebSocket extends WebSocket {
+      constructor(...args) {
+        super(...args);
+        sockets.push(this);
+      }
+    }
+    const statuses = [];
+    const hub = connect(url, { WebSocket: RecordingWebSocket, initialDelayMs: 50, on: { status: (s) => statuses.push(s) } });
+    clients.push(hub);
+    return { hub, sockets, statuses, name };
+  }
+
+  const until = async (predicate, what, timeoutMs = 5000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!predicate()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
+
+  test('two clients stay in sync on counter: consecutive versions, pulses for both', async () => {
+    const a = client('a');
+    const b = client('b');
+    const address = 'counter/node-live';
+    const seen = { a: [], b: [] };
+    const pulses = { a: [], b: [] };
+    for (const [name, c] of [['a', a], ['b', b]]) {
+      await c.hub.join(address, {
+        onState: (state, info) => seen[name].push([info.version, info.cause, state.value, state.isLoading]),
+        onPulse: (pulse, value) => pulses[name].push([pulse, value]),
+      });
+    }
+    assert.equal(a.sockets[0].protocol, 'reactorhub.v1');
+    const ack = await a.hub.dispatch(address, 'increase');
+    assert.equal(ack.version, 0);
+    await until(() => pulses.a.length === 1 && pulses.b.length === 1, 'both alerts');
+    for (const name of ['a', 'b']) {
+      assert.deepEqual(seen[name], [[0, 'snapshot', 0, false], [1, 'patch', 0, true], [2, 'patch', 1, true], [3, 'patch', 1, false]]);
+      assert.deepEqual(pulses[name], [['alertMessage', 'increased!']]);
+    }
+  });
+
+  test('a dropped connection reconnects and resumes with since (resumed + the missed patches)', async () => {
+    const a = client('a');
+    const b = client('b');
+    const address = 'counter/node-resume';
+    const causes = [];
+    await a.hub.join(address);
+    await b.hub.join(address, { onState: (state, info) => causes.push([info.cause, info.version]) });
+    b.sockets[0].close(); // the client's socket goes away under it
+    await until(() => b.hub.status === 'reconnecting', 'b reconnecting');
+    await a.hub.dispatch(address, 'increase');
+    await until(() => a.hub.reactor(address).version === 3, 'the increase to finish');
+    await a.hub.dispatch(address, 'decrease');
+    await until(() => a.hub.reactor(address).version === 6, 'a at version 6');
+    await until(() => b.hub.reactor(address)?.version === 6, 'b caught up');
+    assert.deepEqual(b.hub.reactor(address).state, a.hub.reactor(address).state);
+    assert.deepEqual(b.statuses, ['connecting', 'open', 'reconnecting', 'open']);
+    const resumed = causes.findIndex(([cause]) => cause === 'resumed');
+    assert.ok(resumed > 0, `expected a resume, got ${JSON.stringify(causes)}`);
+    assert.deepEqual(causes.slice(resumed + 1).map(([, v]) => v), [1, 2, 3, 4, 5, 6].slice(causes[resumed][1]));
+  });
+
+  // Expected failure (a `todo` test: reported, not counted as a failure). PROTOCOL.md shows a
+  // join with since version 41 answered by `resumed` version 41, "the missed patches (42, 43, …)
+  // follow": the resumed version is the one the patches continue from. The daemon sends its
+  // current version instead (since 0, three missed patches: `resumed` version 3, then patches
+  // 1, 2, 3). reactorhub.js accepts both; a client that took `resumed.version` as its own version
+  // would drop the missed patches as already applied. Decide which one the contract means.
+  test('`resumed` carries the version the missed patches continue from (PROTOCOL.md example)', {
+    todo: 'the daemon sends its current version in `resumed`; see the comment above',
+  }, async () => {
+    const a = client('a');
+    const b = client('b');
+    const address = 'counter/node-resumed-version';
+    await a.hub.join(address);
+    await b.hub.join(address);
+    const frames = [];
+    b.hub.on('frame', (frame) => frames.push(frame.message));
+    b.sockets[0].close();
+    await until(() => b.hub.status === 'reconnecting', 'b reconnecting');
+    await a.hub.dispatch(address, 'increase');
+    await until(() => a.hub.reactor(address).version === 3, 'the increase to finish');
+    await until(() => b.hub.reactor(address)?.version === 3, 'b caught up');
+    const join = frames.find((m) => m?.type === 'join');
+    const resumed = frames.find((m) => m?.type === 'resumed');
+    assert.deepEqual(join.since.version, 0);
+    assert.equal(resumed.version, join.since.version);
+  });
+
+  test('errors come back by ref: unknown_action, invalid_action, not_joined', async () => {
+    const { hub } = client('c');
+    await hub.join('todo/node-errors');
+    await assert.rejects(hub.dispatch('todo/node-errors', { type: 'jump' }), (e) => e.code === 'unknown_action' && /actions:/.test(e.message));
+    await assert.rejects(hub.dispatch('todo/node-errors', { type: 'add', title: '' }), (e) => e.code === 'invalid_action');
+    await assert.rejects(hub.dispatch('counter/not-joined', 'increase'), (e) => e.code === 'not_joined');
+    await assert.rejects(hub.join('nope/x'), (e) => e.code === 'unknown_reactor');
+  });
+
+  test('every todo action through the client, mirrored in a second client', async () => {
+    const a = client('a');
+    const b = client('b');
+    const address = 'todo/node-todo';
+    await a.hub.join(address);
+    await b.hub.join(address);
+    const items = () => a.hub.reactor(address).state.items;
+    await a.hub.dispatch(address, { type: 'add', title: 'one' });
+    await a.hub.dispatch(address, { type: 'add', title: 'two' });
+    await a.hub.dispatch(address, { type: 'add', title: 'three' });
+    await until(() => items().length === 3, 'three items');
+    const [one, two] = items();
+    await b.hub.dispatch(address, { type: 'toggle', id: one.id });
+    await b.hub.dispatch(address, { type: 'rename', id: two.id, title: 'TWO' });
+    await b.hub.dispatch(address, { type: 'move', from: 2, to: 0 });
+    await until(() => items()[0].title === 'three', 'the move');
+    assert.deepEqual(items().map((i) => [i.title, i.done]), [['three', false], ['one', true], ['TWO', false]]);
+    await a.hub.dispatch(address, 'clearCompleted');
+    await a.hub.dispatch(address, { type: 'remove', id: two.id });
+    await until(() => b.hub.reactor(address).state.items.length === 1, 'b sees the removals');
+    assert.deepEqual(b.hub.reactor(address), a.hub.reactor(address));
+    assert.equal(b.hub.reactor(address).version, 8);
+  });
+}
