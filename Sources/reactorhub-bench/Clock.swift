@@ -18,6 +18,19 @@ func processCPUSeconds() -> Double {
     return user + system
 }
 
+/// The machine's CPU time so far, from /proc/stat: busy and total, in seconds (all CPUs).
+func machineCPUSeconds() -> (busy: Double, total: Double) {
+    guard let text = readSmallFile("/proc/stat"),
+          let line = text.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) else { return (0, 0) }
+    let fields = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+    guard fields.count >= 8 else { return (0, 0) }
+    // user nice system idle iowait irq softirq steal (guest time is inside user)
+    let total = fields[0..<8].reduce(0, +)
+    let idle = fields[3] + fields[4]
+    let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+    return ((total - idle) / ticks, total / ticks)
+}
+
 /// Reads a whole small file (procfs), or nil.
 func readSmallFile(_ path: String) -> String? {
     let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -74,6 +74,8 @@ final class Fanout: Workload {
     private var clientCPU = 0.0
     private var serverCPUStart: Double?
     private var serverCPU: Double?
+    private var machineStart = (busy: 0.0, total: 0.0)
+    private var machineBusy = 0.0
 
     // Counters (measurement window unless said otherwise)
     private var updates = 0
@@ -209,13 +211,13 @@ final class Fanout: Workload {
                 phase = .measuring
                 clientCPUStart = processCPUSeconds()
                 serverCPUStart = settings.server?.cpuSeconds()
+                machineStart = machineCPUSeconds()
             }
         case .measuring:
             refill(now: now)
             if now >= measureEnd {
                 phase = .draining
-                clientCPU = processCPUSeconds() - clientCPUStart
-                if let start = serverCPUStart, let end = settings.server?.cpuSeconds() { serverCPU = end - start }
+                stopCPUClocks()
                 loop.removeTimers()
             }
         case .draining:
@@ -239,11 +241,16 @@ final class Fanout: Workload {
             log("aborting: \(reason)")
         }
         if phase == .measuring {
-            clientCPU = processCPUSeconds() - clientCPUStart
-            if let start = serverCPUStart, let end = settings.server?.cpuSeconds() { serverCPU = end - start }
+            stopCPUClocks()
             measureEnd = monotonicNanos()
         }
         phase = .done
+    }
+
+    private func stopCPUClocks() {
+        clientCPU = processCPUSeconds() - clientCPUStart
+        if let start = serverCPUStart, let end = settings.server?.cpuSeconds() { serverCPU = end - start }
+        machineBusy = machineCPUSeconds().busy - machineStart.busy
     }
 
     private func refill(now: UInt64) {
@@ -505,6 +512,7 @@ final class Fanout: Workload {
             skipped: skipped,
             clientCPU: clientCPU,
             serverCPU: serverCPU,
+            machineCPU: machineBusy,
             aborted: aborted
         )
     }

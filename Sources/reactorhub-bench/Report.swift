@@ -64,7 +64,17 @@ struct FanoutReport {
     var skipped: Int
     var clientCPU: Double
     var serverCPU: Double?
+    /// Busy CPU seconds of the whole machine (all cores) during the measurement.
+    var machineCPU: Double
     var aborted: String?
+    /// With a sweep: every try, `{"window":…,"updatesPerSecond":…,"ordered":…}`.
+    var tries: [String] = []
+
+    /// CPU seconds used by neither the client nor the server: other load on the machine.
+    var otherCPU: Double { max(0, machineCPU - clientCPU - (serverCPU ?? 0)) }
+
+    /// Updates applied per second.
+    var updatesPerSecond: Double { rate(updates) }
 
     private func rate(_ count: Int) -> Double { seconds > 0 ? Double(count) / seconds : 0 }
 
@@ -87,6 +97,15 @@ struct FanoutReport {
         }
     }
 
+    /// One line: the try of a sweep.
+    var brief: String {
+        "  \(paceText): \(fmt(rate(updates))) updates/s, \(fmt(rate(frames))) frames/s, last-subscriber p99 \(ms(last.p99)) ms, client \(fmt(seconds > 0 ? clientCPU / seconds * 100 : 0)) %, server \(fmt(seconds > 0 ? (serverCPU ?? 0) / seconds * 100 : 0)) %, other \(fmt(seconds > 0 ? otherCPU / seconds * 100 : 0)) %\(ordered ? "" : " (PROBLEMS)")"
+    }
+
+    var tryJSON: String {
+        "{\(paceJSON),\"updatesPerSecond\":\(fmt(rate(updates))),\"framesPerSecond\":\(fmt(rate(frames))),\"ordered\":\(ordered)}"
+    }
+
     var text: String {
         var lines: [String] = []
         lines.append("\(label): \(mode), \(subscribers) subscribers, \(senders) sender(s), \(paceText), ~\(size)-byte actions, \(fmt(seconds, 2)) s measured")
@@ -100,6 +119,7 @@ struct FanoutReport {
             cpu += ", server \(fmt(serverCPU, 2)) s (\(fmt(seconds > 0 ? serverCPU / seconds * 100 : 0)) %), "
             cpu += "\(fmt(frames + senderFrames > 0 ? serverCPU * 1e6 / Double(frames + senderFrames) : 0, 2)) µs server CPU per frame"
         }
+        cpu += "; rest of the machine \(fmt(otherCPU, 2)) s (\(fmt(seconds > 0 ? otherCPU / seconds * 100 : 0)) % of a core)"
         lines.append(cpu)
         lines.append("  check: \(ordered ? "every subscriber saw every version in order" : "PROBLEMS") (gaps \(gaps), reorders \(reorders), lost \(lost), resync snapshots \(resyncs), incomplete \(incomplete), server errors \(serverErrors), closed \(closed), timestamp mismatches \(timestampMismatches), skipped sends \(skipped))")
         if let firstServerError { lines.append("  first server error: \(firstServerError)") }
@@ -124,6 +144,8 @@ struct FanoutReport {
             "\"clientCPUSeconds\":\(fmt(clientCPU, 3))",
         ]
         if let serverCPU { fields.append("\"serverCPUSeconds\":\(fmt(serverCPU, 3))") }
+        fields.append("\"otherCPUSeconds\":\(fmt(otherCPU, 3))")
+        if !tries.isEmpty { fields.append("\"tries\":[" + tries.joined(separator: ",") + "]") }
         if let firstServerError { fields.append("\"firstServerError\":\(jsonString(firstServerError))") }
         if let firstClose { fields.append("\"firstClose\":\(jsonString(firstClose))") }
         if let aborted { fields.append("\"aborted\":\(jsonString(aborted))") }

@@ -21,11 +21,14 @@ func withHub(
     var configuration = HubConfiguration()
     configuration.transport.port = 0
     configuration.transport.webRoot = nil
+    configuration.actionsPerSecond = 100_000
+    configuration.actionBurst = 100_000
     configure(&configuration)
     let registry = ReactorRegistry()
     registry.register("counter") { CounterReactor(delay: counterDelay) }
     let weather = WeatherUseCase.offline(cities: testCities, latency: weatherLatency)
     registry.register("weather") { WeatherReactor(weatherUseCase: weather) }
+    registry.register("doc") { DocReactor() }
     let hub = Hub(configuration: configuration, registry: registry)
     let port = try hub.start()
     do {

@@ -2,6 +2,8 @@
 (counter delayMs 300, weather latencyMs 100): what one does, both see."""
 import uuid
 
+from selenium.webdriver.common.keys import Keys
+
 # Records, with timestamps, every change of the counter's spinner, value and toast, so that a
 # 300 ms spinner is checked in both sessions without racing the WebDriver round trips.
 RECORDER = """
@@ -106,9 +108,10 @@ def test_todo_add_toggle_rename_reorder_remove_clear_propagate(daemon, browsers)
     a.open(daemon, name)
     b.open(daemon, name)
 
-    for title in ("Buy milk", "Walk the dog", "Water the plants"):
+    for title in ("Buy milk", "Walk the dog", "Water the plants\n"):  # the last one with Enter
         a.find("todo-new").send_keys(title)
-        a.find("todo-add").click()
+        if not title.endswith("\n"):
+            a.find("todo-add").click()
         a.wait(lambda _: a.find("todo-new").get_attribute("value") == "", "the input to clear after the ack")
     ids = same_lists(a, b, [("Buy milk", False), ("Walk the dog", False), ("Water the plants", False)])
     assert len(set(ids)) == 3 and all(ids)
@@ -127,8 +130,17 @@ def test_todo_add_toggle_rename_reorder_remove_clear_propagate(daemon, browsers)
     field.send_keys("Walk the dog twice\n")  # the title starts selected: typing replaces it
     same_lists(a, b, [("Buy milk", True), ("Walk the dog twice", False), ("Water the plants", False)])
 
+    version = a.version("todo")
+    a.find("todo-rename", item(a, "Buy milk")).click()
+    a.find("todo-rename-input").send_keys("Something else")
+    a.find("todo-rename-input").send_keys(Keys.ESCAPE)  # cancels
+    assert a.find_all("todo-rename-input") == [] and a.version("todo") == version
+
     a.find("todo-up", item(a, "Water the plants")).click()
     same_lists(a, b, [("Buy milk", True), ("Water the plants", False), ("Walk the dog twice", False)])
+    focused = a.driver.switch_to.active_element
+    assert focused.get_attribute("data-testid") == "todo-up", "the focus stays on the moved item's button"
+    assert focused == a.find("todo-up", item(a, "Water the plants"))
     b.find("todo-down", item(b, "Buy milk")).click()
     same_lists(a, b, [("Water the plants", False), ("Buy milk", True), ("Walk the dog twice", False)])
     assert not a.find("todo-up", item(a, "Water the plants")).is_enabled()

@@ -34,11 +34,18 @@ where R.Action: Decodable, R.State: Encodable {
         var history: PatchHistory
     }
 
-    /// What the serial context last published, to diff the next state against.
+    /// What the serial context last published, to diff the next state against, and the
+    /// changes of the current burst not yet handed to the transport.
     private struct Published {
         var state: JSONValue
         var version: Int
         var pulseCounts: [String: UInt]
+        /// Patch frames of the burst, one per version, with their operations' JSON text.
+        var batch: [(version: Int, frame: OutboundMessage, operations: [UInt8])] = []
+        /// Pulse frames of the burst, in the order they fired.
+        var pulses: [OutboundMessage] = []
+        /// Every frame of the burst in the order it was produced (patches and pulses).
+        var inOrder: [OutboundMessage] = []
     }
 
     let address: ReactorAddress
@@ -84,6 +91,7 @@ where R.Action: Decodable, R.State: Encodable {
             // The kind reset transient fields on restore (e.g. `isLoading`): that is a
             // change like any other, so that clients resuming from before see it.
             publishChange(from: stored.state, to: start.state)
+            flushBurst()
         }
     }
 
@@ -95,6 +103,7 @@ where R.Action: Decodable, R.State: Encodable {
             case .state(let state):
                 self.publish(state)
             case .drained:
+                self.flushBurst()
                 self.settlePendingAcks()
             }
         }
@@ -226,11 +235,11 @@ where R.Action: Decodable, R.State: Encodable {
         publishChange(from: published.state, to: encoded.state, pulses: pulses)
     }
 
+    /// Records one change of the current burst: its own patch frame (kept in the history
+    /// and the store) and its pulses. The burst leaves in `flushBurst`.
     private func publishChange(from old: JSONValue, to new: JSONValue, pulses: [(name: String, value: JSONValue)] = []) {
         let operations = JSONPatch.diff(from: old, to: new)
         guard !operations.isEmpty || !pulses.isEmpty else { return }
-
-        var patchFrame: OutboundMessage?
         if !operations.isEmpty {
             published.version += 1
             published.state = new
@@ -239,7 +248,8 @@ where R.Action: Decodable, R.State: Encodable {
             let frame = ServerMessage.patch(
                 addressText, version: published.version, base: published.version - 1, operations: writer.bytes, stream: stream
             )
-            patchFrame = frame
+            published.batch.append((published.version, frame, writer.bytes))
+            published.inOrder.append(frame)
             context.store.record(StoredChange(
                 address: address,
                 epoch: epoch,
@@ -250,27 +260,66 @@ where R.Action: Decodable, R.State: Encodable {
             ))
         }
         let version = published.version
-        let pulseFrames = pulses.map { pulse in
-            ServerMessage.pulse(addressText, version: version, name: pulse.name, value: pulse.value, stream: stream)
+        for pulse in pulses {
+            let frame = ServerMessage.pulse(addressText, version: version, name: pulse.name, value: pulse.value, stream: stream)
+            published.pulses.append(frame)
+            published.inOrder.append(frame)
         }
+    }
+
+    /// Bursts of more changes than this leave as one frame.
+    static var coalescingThreshold: Int { 8 }
+
+    /// Hands the burst (the changes of one drain of the runtime) to the transport, encoded
+    /// once for every subscriber, then the burst's pulses. A short burst leaves as one
+    /// frame per version, as clients watching a single action expect; a long one (only
+    /// under load) leaves as one frame spanning all its versions, with `base`, which
+    /// turns many small frames into one larger one for every subscriber.
+    private func flushBurst() {
+        guard !published.inOrder.isEmpty else { return }
+        let batch = published.batch
+        var frames = published.inOrder
+        published.batch = []
+        published.inOrder = []
+        let version = published.version
+        let state = published.state
+        if batch.count > Self.coalescingThreshold, let first = batch.first, let last = batch.last {
+            let combined = ServerMessage.patch(
+                addressText, version: last.version, base: first.version - 1,
+                operations: Self.concatenate(batch.map(\.operations)), stream: stream
+            )
+            frames = [combined] + published.pulses
+        }
+        published.pulses = []
         shared.withLock { shared in
-            if let patchFrame {
+            if !batch.isEmpty {
                 shared.version = version
-                shared.state = new
+                shared.state = state
                 shared.stateText = nil
-                shared.history.append(patchFrame, version: version)
+                for change in batch {
+                    shared.history.append(change.frame, version: change.version)
+                }
             }
             let subscribers = shared.subscribers
-            if let patchFrame {
-                deliver(patchFrame, to: .many(subscribers), requiredVersion: version)
-            }
-            for frame in pulseFrames {
+            for frame in frames {
                 deliver(frame, to: .many(subscribers), requiredVersion: version)
             }
         }
-        if patchFrame != nil, gated {
+        if !batch.isEmpty, gated {
             waitForDurability(of: version)
         }
+    }
+
+    /// `[a,b]`, `[c]` → `[a,b,c]`: applying the result applies each patch in turn.
+    static func concatenate(_ patches: [[UInt8]]) -> [UInt8] {
+        var joined: [UInt8] = [UInt8(ascii: "[")]
+        joined.reserveCapacity(patches.reduce(2) { $0 + $1.count })
+        for (index, patch) in patches.enumerated() {
+            if index > 0 { joined.append(UInt8(ascii: ",")) }
+            joined.append(contentsOf: patch.dropFirst().dropLast())
+        }
+        joined.append(UInt8(ascii: "]"))
+        return joined
     }
 
     /// Sends now, or through the gate when acks must be durable.
