@@ -11,7 +11,7 @@ struct ShutdownTests {
         configuration.transport.port = 0
         configuration.transport.webRoot = nil
         let registry = ReactorRegistry()
-        registry.register("counter") { CounterReactor(delay: .milliseconds(300)) }
+        registry.register("counter") { CounterReactor(delay: .milliseconds(1500)) }
         let hub = Hub(configuration: configuration, registry: registry)
         let port = try hub.start()
         let client = try await ProtocolClient.connect(port: port)
@@ -20,7 +20,7 @@ struct ShutdownTests {
         #expect(try await client.next()["type"] == "ack")
         #expect(try await client.next()["version"] == 1)
         // The increase is still waiting for its delay when the shutdown starts.
-        async let stopped: Void = hub.shutdown(grace: .seconds(3))
+        async let stopped: Void = hub.shutdown(grace: .seconds(5))
         try await Task.sleep(for: .milliseconds(50))
         let late = try await client.nextIfAny(timeout: 0.1)
         #expect(late == nil)
