@@ -89,7 +89,7 @@ final class Loop<W: Workload> {
     private var maskState: UInt32 = 0x9E37_79B9
 
     /// Re-arm TCP_QUICKACK after every read.
-    var quickAck = getenv("BENCH_QUICKACK").map { String(cString: $0) != "0" } ?? true
+    var quickAck = getenv("BENCH_QUICKACK").map { String(cString: $0) == "1" } ?? false
     /// TCP congestion control for the client's sockets (nil: the system's default).
     var congestionControl: String? = getenv("BENCH_CC").map { String(cString: $0) }
 

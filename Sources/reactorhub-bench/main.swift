@@ -14,6 +14,8 @@ modes:
            node-ws baseline): the same action text, echoed to every client
   idle     N connections, each joined to one of R `doc` reactors (or just open, with
            --protocol mirror); time to connect them all, server RSS per connection
+  selftest the frame scanner against canned frames (single and multi-version patches,
+           leaf ops, snapshots, mirrored actions); no server needed
 
 fanout / raw options:
   --subscribers N     receiving connections (default 100)
@@ -128,6 +130,7 @@ func main() -> Int32 {
         printError("reactorhub-bench: unknown option \(name) (see --help)")
         return 2
     }
+    if arguments.mode == "selftest" { return SelfTest.run() }
     signal(SIGPIPE, SIG_IGN)
     raiseOpenFileLimit()
     do {

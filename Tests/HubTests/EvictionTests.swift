@@ -30,7 +30,7 @@ struct EvictionTests {
             let resumed = try await client.next()
             #expect(resumed["type"] == "resumed")
             #expect(resumed["epoch"]?.stringValue == epoch)
-            #expect(resumed["version"] == 3)
+            #expect(resumed["version"] == 1)
             #expect(try await client.next()["version"] == 2)
             #expect(try await client.next()["version"] == 3)
             let fresh = try await client.join("counter/idle", ref: 5)

@@ -6,7 +6,7 @@ import statistics
 import time
 import uuid
 
-from conftest import CHROMIUM, OUTPUT, daemon_config
+from browser_support import CHROMIUM, OUTPUT, daemon_config
 
 RUNS = 12
 

@@ -4,7 +4,7 @@ import re
 import urllib.request
 import uuid
 
-from conftest import ROOT
+from browser_support import ROOT
 
 TESTIDS = [
     "room-form", "room-name", "room-join", "room-help", "connection-status", "connection-status-text",

@@ -125,15 +125,9 @@ function liveTests() {
     assert.deepEqual(causes.slice(resumed + 1).map(([, v]) => v), [1, 2, 3, 4, 5, 6].slice(causes[resumed][1]));
   });
 
-  // Expected failure (a `todo` test: reported, not counted as a failure). PROTOCOL.md shows a
-  // join with since version 41 answered by `resumed` version 41, "the missed patches (42, 43, …)
-  // follow": the resumed version is the one the patches continue from. The daemon sends its
-  // current version instead (since 0, three missed patches: `resumed` version 3, then patches
-  // 1, 2, 3). reactorhub.js accepts both; a client that took `resumed.version` as its own version
-  // would drop the missed patches as already applied. Decide which one the contract means.
-  test('`resumed` carries the version the missed patches continue from (PROTOCOL.md example)', {
-    todo: 'the daemon sends its current version in `resumed`; see the comment above',
-  }, async () => {
+  // PROTOCOL.md: a join with since version 41 is answered by `resumed` version 41, and the
+  // missed patches (42, 43, …) follow: the resumed version is the one the patches continue from.
+  test('`resumed` carries the version the missed patches continue from (PROTOCOL.md example)', async () => {
     const a = client('a');
     const b = client('b');
     const address = 'counter/node-resumed-version';

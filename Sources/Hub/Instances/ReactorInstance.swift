@@ -132,8 +132,9 @@ where R.Action: Decodable, R.State: Encodable {
             if let since, !wasSubscribed, since.epoch == shared.epoch, since.version <= shared.version,
                let missed = shared.history.frames(after: since.version, current: shared.version)
             {
+                // `resumed` names the version the client holds; the missed patches continue from it.
                 context.channel.send(
-                    ServerMessage.resumed(addressText, ref: ref, epoch: shared.epoch, version: shared.version, stream: stream),
+                    ServerMessage.resumed(addressText, ref: ref, epoch: shared.epoch, version: since.version, stream: stream),
                     to: id
                 )
                 for frame in missed {

@@ -1,0 +1,578 @@
+// The demo page: a counter, a weather search and a todo list shared by everyone in a room,
+// wired to reactorhub.js. Every element the tests touch has a data-testid (docs/web-client.md).
+import { connect, defaultUrl } from './reactorhub.js';
+
+const DEFAULT_ROOM = 'lobby';
+const ROOM_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+const TOAST_MS = 3000;
+const ERROR_MS = 6000;
+const LOG_LIMIT = 200;
+const LOG_TEXT_LIMIT = 600;
+
+const byTestId = (id, root = document) => root.querySelector(`[data-testid="${id}"]`);
+const show = (element, visible) => { if (element.hidden === visible) element.hidden = !visible; };
+const setText = (element, text) => { if (element.textContent !== text) element.textContent = text; };
+
+// ---------------------------------------------------------------------------------------------
+// Connection
+
+const statusElements = {
+  root: byTestId('connection-status'),
+  text: byTestId('connection-status-text'),
+  retry: byTestId('reconnect-now'),
+  server: byTestId('server-info'),
+};
+
+const STATUS_TEXT = {
+  idle: 'Not connected',
+  connecting: 'Connecting…',
+  open: 'Connected',
+  reconnecting: 'Reconnecting…',
+  closed: 'Disconnected',
+};
+
+// The connection's status as last reported (read by the views to enable their controls).
+let connectionStatus = 'idle';
+
+function renderStatus(status, detail = {}) {
+  connectionStatus = status;
+  statusElements.root.dataset.status = status;
+  let text = STATUS_TEXT[status] ?? status;
+  if (status === 'reconnecting' && detail.attempt > 1) {
+    text = `Reconnecting (${detail.attempt})…`;
+  }
+  setText(statusElements.text, text);
+  show(statusElements.retry, status === 'reconnecting');
+  document.body.classList.toggle('is-offline', status !== 'open');
+  for (const view of Object.values(views)) view.updateControls();
+}
+
+function renderHello(hello) {
+  setText(statusElements.server, `${hello.server} · session ${hello.session}`);
+  for (const [kind, view] of Object.entries(views)) {
+    if (hello.reactors && !(kind in hello.reactors)) {
+      view.showError(`This server has no '${kind}' reactor (it has: ${Object.keys(hello.reactors).join(', ')}).`);
+    }
+  }
+}
+
+statusElements.retry.addEventListener('click', () => client.reconnectNow());
+window.addEventListener('online', () => client.reconnectNow());
+
+// Shows an error for a while in an inline error element.
+const errorTimers = new WeakMap();
+function flash(element, text, error) {
+  if (!element) return;
+  const message = text ?? (error?.code === 'not_connected' ? 'Not connected: try again once the connection is back.' : error?.message ?? String(error));
+  element.textContent = message;
+  show(element, true);
+  clearTimeout(errorTimers.get(element));
+  errorTimers.set(element, setTimeout(() => show(element, false), ERROR_MS));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Room
+
+const roomForm = byTestId('room-form');
+const roomInput = byTestId('room-name');
+const roomHelp = byTestId('room-help');
+const ROOM_HELP = roomHelp.textContent;
+let room = null;
+
+function roomFromHash() {
+  const value = new URLSearchParams(location.hash.slice(1)).get('room');
+  return value && ROOM_PATTERN.test(value) ? value : null;
+}
+
+function setRoom(next) {
+  if (next === room) return;
+  const previous = room;
+  room = next;
+  roomInput.value = next;
+  document.title = `${next} · ReactorHub demo`;
+  for (const [kind, view] of Object.entries(views)) {
+    if (previous) client.leave(`${kind}/${previous}`).catch(() => {});
+    view.reset();
+    const address = `${kind}/${next}`;
+    view.address = address;
+    client.join(address, {
+      onState: (state, info) => { if (view.address === address) view.render(state, info); },
+      onPulse: (name, value) => { if (view.address === address) view.pulse(name, value); },
+      onError: (error) => { if (view.address === address) view.showError(error.message); },
+    }).then(() => markSynced(), (error) => {
+      if (error.code !== 'left' && view.address === address) view.showError(error.message);
+    });
+  }
+}
+
+roomForm.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const value = roomInput.value.trim();
+  if (!ROOM_PATTERN.test(value)) {
+    roomInput.setAttribute('aria-invalid', 'true');
+    roomHelp.textContent = 'A room name has 1 to 64 letters, digits, dots, dashes or underscores.';
+    roomHelp.classList.add('hint-error');
+    return;
+  }
+  roomInput.removeAttribute('aria-invalid');
+  roomHelp.textContent = ROOM_HELP;
+  roomHelp.classList.remove('hint-error');
+  location.hash = `room=${value}`;
+  setRoom(value); // also when the hash did not change
+});
+
+window.addEventListener('hashchange', () => setRoom(roomFromHash() ?? DEFAULT_ROOM));
+
+let synced = false;
+function markSynced() {
+  if (synced || !Object.values(views).every((view) => view.hasState)) return;
+  synced = true;
+  performance.mark('reactorhub:synced');
+}
+
+function dispatch(view, action) {
+  return client.dispatch(view.address, action).catch((error) => {
+    view.showError(error);
+    throw error;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Counter
+
+const counter = {
+  address: null,
+  hasState: false,
+  loading: false,
+  el: {
+    card: byTestId('counter-card'),
+    value: byTestId('counter-value'),
+    plus: byTestId('counter-plus'),
+    minus: byTestId('counter-minus'),
+    spinner: byTestId('counter-spinner'),
+    toast: byTestId('counter-toast'),
+    error: byTestId('counter-error'),
+    version: byTestId('version-counter'),
+  },
+  toastTimer: null,
+
+  reset() {
+    this.hasState = false;
+    setText(this.el.value, '–');
+    show(this.el.spinner, false);
+    show(this.el.toast, false);
+    renderVersion(this.el.version, null);
+    this.updateControls();
+  },
+
+  render(state, info) {
+    this.hasState = true;
+    setText(this.el.value, String(state.value));
+    this.loading = state.isLoading;
+    show(this.el.spinner, state.isLoading);
+    this.el.card.setAttribute('aria-busy', String(state.isLoading));
+    renderVersion(this.el.version, info);
+    this.updateControls();
+  },
+
+  pulse(name, value) {
+    if (name !== 'alertMessage' || value == null) return;
+    const toast = this.el.toast;
+    toast.textContent = String(value);
+    show(toast, true);
+    toast.classList.remove('toast-in');
+    void toast.offsetWidth; // restart the animation for a repeated message
+    toast.classList.add('toast-in');
+    clearTimeout(this.toastTimer);
+    this.toastTimer = setTimeout(() => show(toast, false), TOAST_MS);
+  },
+
+  showError(error) {
+    flash(this.el.error, typeof error === 'string' ? error : null, error);
+  },
+
+  updateControls() {
+    const enabled = this.hasState && connectionStatus === 'open';
+    this.el.plus.disabled = !enabled;
+    this.el.minus.disabled = !enabled;
+    this.el.card.classList.toggle('is-stale', this.hasState && connectionStatus !== 'open');
+  },
+};
+
+counter.el.plus.addEventListener('click', () => dispatch(counter, 'increase').catch(() => {}));
+counter.el.minus.addEventListener('click', () => dispatch(counter, 'decrease').catch(() => {}));
+
+function renderVersion(element, info) {
+  if (!info) {
+    setText(element, '–');
+    element.removeAttribute('data-version');
+    element.title = 'state version';
+    return;
+  }
+  setText(element, `v${info.version}`);
+  element.dataset.version = String(info.version);
+  element.title = `state version ${info.version} · epoch ${info.epoch}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Weather
+
+const CONDITION_ICONS = [
+  [/thunder|storm/i, 'i-storm'],
+  [/snow|sleet|ice/i, 'i-snow'],
+  [/rain|drizzle|shower/i, 'i-rain'],
+  [/fog|haze|mist|smoke/i, 'i-fog'],
+  [/wind/i, 'i-wind'],
+  [/cloud|overcast/i, 'i-cloud'],
+];
+
+const weather = {
+  address: null,
+  hasState: false,
+  loading: false,
+  el: {
+    card: byTestId('weather-panel'),
+    form: byTestId('weather-form'),
+    city: byTestId('weather-city'),
+    search: byTestId('weather-search'),
+    loading: byTestId('weather-loading'),
+    error: byTestId('weather-error'),
+    empty: byTestId('weather-empty'),
+    result: byTestId('weather-card'),
+    icon: byTestId('weather-icon'),
+    resultCity: byTestId('weather-card-city'),
+    temperature: byTestId('weather-card-temperature'),
+    condition: byTestId('weather-card-condition'),
+    humidity: byTestId('weather-card-humidity'),
+    version: byTestId('version-weather'),
+  },
+
+  reset() {
+    this.hasState = false;
+    this.loading = false;
+    show(this.el.loading, false);
+    show(this.el.error, false);
+    show(this.el.result, false);
+    show(this.el.empty, false);
+    renderVersion(this.el.version, null);
+    this.updateControls();
+  },
+
+  render(state, info) {
+    this.hasState = true;
+    if (state.isLoading && !this.loading) show(this.el.error, false); // a new search started
+    this.loading = state.isLoading;
+    show(this.el.loading, state.isLoading);
+    this.el.card.setAttribute('aria-busy', String(state.isLoading));
+    const data = state.weather;
+    show(this.el.result, Boolean(data));
+    show(this.el.empty, !data && !state.isLoading);
+    if (data) {
+      setText(this.el.resultCity, data.city);
+      setText(this.el.condition, data.condition);
+      setText(this.el.temperature, `${Number(data.temperature).toFixed(1)}°C`);
+      setText(this.el.humidity, `${data.humidity}%`);
+      const icon = CONDITION_ICONS.find(([pattern]) => pattern.test(data.condition))?.[1] ?? 'i-sun';
+      const use = this.el.icon.querySelector('use');
+      if (use.getAttribute('href') !== `#${icon}`) use.setAttribute('href', `#${icon}`);
+      this.el.icon.dataset.icon = icon;
+    }
+    renderVersion(this.el.version, info);
+    this.updateControls();
+  },
+
+  pulse(name, value) {
+    if (name === 'errorMessage' && value != null) flash(this.el.error, String(value));
+  },
+
+  showError(error) {
+    flash(this.el.error, typeof error === 'string' ? error : null, error);
+  },
+
+  updateControls() {
+    this.el.search.disabled = !(this.hasState && connectionStatus === 'open') || this.loading;
+    this.el.card.classList.toggle('is-stale', this.hasState && connectionStatus !== 'open');
+  },
+};
+
+weather.el.form.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const city = weather.el.city.value.trim();
+  if (!city) {
+    weather.showError('Type the name of a city first.');
+    weather.el.city.focus();
+    return;
+  }
+  show(weather.el.error, false);
+  dispatch(weather, { type: 'searchCityWeather', city }).catch(() => {});
+});
+
+// ---------------------------------------------------------------------------------------------
+// Todo
+
+const todo = {
+  address: null,
+  hasState: false,
+  items: [],
+  nodes: new Map(),
+  editing: null, // {id, input}
+  el: {
+    card: byTestId('todo-panel'),
+    form: byTestId('todo-form'),
+    input: byTestId('todo-new'),
+    add: byTestId('todo-add'),
+    error: byTestId('todo-error'),
+    empty: byTestId('todo-empty'),
+    list: byTestId('todo-list'),
+    count: byTestId('todo-count'),
+    clear: byTestId('todo-clear'),
+    version: byTestId('version-todo'),
+    template: document.getElementById('todo-item-template'),
+  },
+
+  reset() {
+    this.hasState = false;
+    this.items = [];
+    this.editing = null;
+    this.nodes.clear();
+    this.el.list.replaceChildren();
+    show(this.el.empty, false);
+    setText(this.el.count, '');
+    renderVersion(this.el.version, null);
+    this.updateControls();
+  },
+
+  createNode(id) {
+    const li = this.el.template.content.firstElementChild.cloneNode(true);
+    li.dataset.id = id;
+    const node = {
+      li,
+      check: byTestId('todo-toggle', li),
+      title: byTestId('todo-title', li),
+      rename: byTestId('todo-rename', li),
+      up: byTestId('todo-up', li),
+      down: byTestId('todo-down', li),
+      remove: byTestId('todo-remove', li),
+    };
+    node.check.id = `todo-check-${id}`;
+    this.nodes.set(id, node);
+    return node;
+  },
+
+  render(state, info) {
+    this.hasState = true;
+    const items = Array.isArray(state.items) ? state.items : [];
+    this.items = items;
+    const list = this.el.list;
+    const focused = list.contains(document.activeElement) ? document.activeElement : null;
+    const seen = new Set();
+    items.forEach((item, index) => {
+      seen.add(item.id);
+      const node = this.nodes.get(item.id) ?? this.createNode(item.id);
+      const { li } = node;
+      if (!(this.editing && this.editing.id === item.id)) setText(node.title, item.title);
+      node.check.checked = Boolean(item.done);
+      li.classList.toggle('is-done', Boolean(item.done));
+      node.check.setAttribute('aria-label', `Done: ${item.title}`);
+      node.rename.setAttribute('aria-label', `Rename ${item.title}`);
+      node.up.setAttribute('aria-label', `Move ${item.title} up`);
+      node.down.setAttribute('aria-label', `Move ${item.title} down`);
+      node.remove.setAttribute('aria-label', `Remove ${item.title}`);
+      node.up.disabled = index === 0;
+      node.down.disabled = index === items.length - 1;
+      const at = list.children[index];
+      if (at !== li) list.insertBefore(li, at ?? null);
+    });
+    for (const [id, node] of this.nodes) {
+      if (seen.has(id)) continue;
+      node.li.remove();
+      this.nodes.delete(id);
+      if (this.editing?.id === id) this.editing = null;
+    }
+    if (focused && focused.isConnected && document.activeElement !== focused && !focused.disabled) focused.focus();
+    const left = items.filter((item) => !item.done).length;
+    setText(this.el.count, items.length ? `${left} ${left === 1 ? 'item' : 'items'} left` : '');
+    show(this.el.empty, items.length === 0);
+    this.el.clear.hidden = !items.some((item) => item.done);
+    renderVersion(this.el.version, info);
+    this.updateControls();
+  },
+
+  pulse() {},
+
+  showError(error) {
+    flash(this.el.error, typeof error === 'string' ? error : null, error);
+  },
+
+  updateControls() {
+    const enabled = this.hasState && connectionStatus === 'open';
+    this.el.add.disabled = !enabled;
+    this.el.clear.disabled = !enabled || !this.items.some((item) => item.done);
+    this.el.card.classList.toggle('is-stale', this.hasState && connectionStatus !== 'open');
+    this.el.list.classList.toggle('is-readonly', !enabled);
+  },
+
+  indexOf(id) {
+    return this.items.findIndex((item) => item.id === id);
+  },
+
+  startRename(id) {
+    const node = this.nodes.get(id);
+    const index = this.indexOf(id);
+    if (!node || index < 0 || this.editing) return;
+    const input = document.createElement('input');
+    input.className = 'todo-edit';
+    input.dataset.testid = 'todo-rename-input';
+    input.maxLength = 200;
+    input.value = this.items[index].title;
+    input.setAttribute('aria-label', `New title for ${this.items[index].title}`);
+    this.editing = { id, input };
+    node.title.replaceWith(input);
+    node.li.classList.add('is-editing');
+    input.focus();
+    input.select();
+    const finish = (commit, refocus) => {
+      if (this.editing?.input !== input) return;
+      this.editing = null;
+      const title = input.value.trim();
+      const current = this.items[this.indexOf(id)];
+      input.replaceWith(node.title);
+      node.li.classList.remove('is-editing');
+      if (current) setText(node.title, current.title);
+      if (refocus) node.rename.focus(); // after Enter or Escape; a blur leaves the focus where it went
+      if (commit && current && title && title !== current.title) {
+        dispatch(this, { type: 'rename', id, title }).catch(() => {});
+      }
+    };
+    input.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter') { event.preventDefault(); finish(true, true); }
+      if (event.key === 'Escape') { event.preventDefault(); finish(false, true); }
+    });
+    input.addEventListener('blur', () => finish(true, false));
+  },
+};
+
+todo.el.form.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const title = todo.el.input.value.trim();
+  if (!title) {
+    todo.showError('Type what needs to be done first.');
+    todo.el.input.focus();
+    return;
+  }
+  dispatch(todo, { type: 'add', title }).then(() => { todo.el.input.value = ''; }, () => {});
+});
+
+todo.el.list.addEventListener('change', (event) => {
+  const li = event.target.closest('[data-testid="todo-item"]');
+  if (!li || event.target.dataset.testid !== 'todo-toggle') return;
+  const id = li.dataset.id;
+  dispatch(todo, { type: 'toggle', id }).catch(() => {
+    const item = todo.items[todo.indexOf(id)];
+    event.target.checked = Boolean(item?.done); // refused: show the state as it is
+  });
+});
+
+todo.el.list.addEventListener('click', (event) => {
+  const button = event.target.closest('button');
+  const li = event.target.closest('[data-testid="todo-item"]');
+  if (!button || !li || button.disabled) return;
+  const id = li.dataset.id;
+  const index = todo.indexOf(id);
+  if (index < 0) return;
+  switch (button.dataset.testid) {
+    case 'todo-rename': todo.startRename(id); break;
+    case 'todo-up': dispatch(todo, { type: 'move', from: index, to: index - 1 }).catch(() => {}); break;
+    case 'todo-down': dispatch(todo, { type: 'move', from: index, to: index + 1 }).catch(() => {}); break;
+    case 'todo-remove': dispatch(todo, { type: 'remove', id }).catch(() => {}); break;
+    default: break;
+  }
+});
+
+todo.el.list.addEventListener('dblclick', (event) => {
+  const title = event.target.closest('[data-testid="todo-title"]');
+  const li = event.target.closest('[data-testid="todo-item"]');
+  if (title && li && connectionStatus === 'open') todo.startRename(li.dataset.id);
+});
+
+todo.el.clear.addEventListener('click', () => dispatch(todo, 'clearCompleted').catch(() => {}));
+
+// ---------------------------------------------------------------------------------------------
+// Live frame log
+
+const frameLog = {
+  count: 0,
+  el: null,
+
+  elements() {
+    this.el ??= {
+      root: byTestId('frame-log'),
+      list: byTestId('frame-log-list'),
+      count: byTestId('frame-log-count'),
+      pause: byTestId('frame-log-pause'),
+      clear: byTestId('frame-log-clear'),
+    };
+    return this.el;
+  },
+
+  add(frame) {
+    const el = this.elements();
+    if (!el.list || el.pause.checked) return;
+    this.count += 1;
+    setText(el.count, String(this.count));
+    const item = document.createElement('li');
+    item.className = `log-entry log-${frame.direction}`;
+    item.dataset.testid = 'frame-log-entry';
+    item.dataset.direction = frame.direction;
+    const type = frame.message?.type ?? 'invalid';
+    item.dataset.type = type;
+    const arrow = document.createElement('span');
+    arrow.className = 'log-dir';
+    arrow.textContent = frame.direction === 'in' ? '↓' : '↑';
+    arrow.setAttribute('aria-label', frame.direction === 'in' ? 'received' : 'sent');
+    const time = document.createElement('time');
+    time.textContent = new Date().toISOString().slice(11, 23);
+    const kind = document.createElement('span');
+    kind.className = `log-type log-type-${type}`;
+    kind.textContent = type;
+    const text = document.createElement('code');
+    const data = String(frame.data);
+    text.textContent = data.length > LOG_TEXT_LIMIT ? `${data.slice(0, LOG_TEXT_LIMIT)}… (${data.length} bytes)` : data;
+    item.append(arrow, time, kind, text);
+    el.list.prepend(item);
+    while (el.list.childElementCount > LOG_LIMIT) el.list.lastElementChild.remove();
+  },
+
+  clear() {
+    const el = this.elements();
+    el.list.replaceChildren();
+    this.count = 0;
+    setText(el.count, '0');
+  },
+};
+
+frameLog.elements().clear.addEventListener('click', () => frameLog.clear());
+
+// ---------------------------------------------------------------------------------------------
+// Start
+
+const views = { counter, weather, todo };
+const client = connect(defaultUrl(), {
+  heartbeatMs: 25000,
+  on: {
+    status: (status, detail) => renderStatus(status, detail),
+    frame: (frame) => frameLog.add(frame),
+    hello: (hello) => renderHello(hello),
+  },
+});
+// Errors that answer no request of ours (or a patch that did not apply, after which the client
+// re-joins by itself): nothing on the page to attach them to.
+client.on('error', (error) => console.warn(`reactorhub: ${error.code}: ${error.message}`));
+setRoom(roomFromHash() ?? DEFAULT_ROOM);
+
+// For debugging in the console and for the browser tests' measurements.
+window.reactorhubDemo = {
+  client,
+  get room() { return room; },
+  setRoom: (next) => { location.hash = `room=${next}`; },
+};
