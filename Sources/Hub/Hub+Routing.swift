@@ -44,6 +44,7 @@ extension Hub {
                     stream: StreamID(rawValue: state.nextStream),
                     channel: channel,
                     historyCapacity: configuration.historyPatches,
+                    coalescingLimit: max(configuration.transport.outboundQueueBytes / 4, 1024),
                     store: store,
                     durableAcks: configuration.durableAcks,
                     logger: Logger(label: "reactor")

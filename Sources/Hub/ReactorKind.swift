@@ -11,6 +11,9 @@ struct ReactorKind: Sendable {
         var stream: StreamID
         var channel: any OutboundChannel
         var historyCapacity: Int
+        /// The largest patch frame a burst is combined into (a part of the slow-consumer
+        /// threshold, so that one combined frame never counts as a backlog by itself).
+        var coalescingLimit: Int
         var store: any StateStore
         var durableAcks: Bool
         var logger: Logger

@@ -2,7 +2,8 @@
 /// value type the service thread drives and tests exercise without sockets.
 ///
 /// - Reliable messages (replies) are always kept.
-/// - When the backlog passes `limit`, every queued state update and event is discarded;
+/// - When the backlog (of more than one message) passes `limit` while the peer's socket
+///   is full (it is not reading), every queued state update and event is discarded;
 ///   the streams whose updates were discarded become *lagging*: later updates of theirs
 ///   are discarded on arrival, and once the queue has drained the owner is asked, once,
 ///   to resync them. A `resync` message ends a stream's lag.
@@ -40,8 +41,10 @@ struct OutboundQueue {
 
     var isEmpty: Bool { messages.isEmpty }
 
-    /// Queues `message` under the policy and says what happened.
-    mutating func append(_ message: OutboundMessage) -> AppendOutcome {
+    /// Queues `message` under the policy and says what happened. `peerIsChoked` is asked
+    /// only when the backlog passes the limit: a backlog the socket can still take (the
+    /// peer reads, the queue was just filled by a burst) is not lag.
+    mutating func append(_ message: OutboundMessage, peerIsChoked: () -> Bool = { true }) -> AppendOutcome {
         switch message.kind {
         case .stateUpdate(let stream), .event(let stream):
             if laggingStreams.contains(stream) { return .discarded }
@@ -55,7 +58,8 @@ struct OutboundQueue {
         }
         messages.append(message)
         bytes += message.count
-        guard bytes > limit else { return .queued }
+        // One message alone is not a backlog, however large: it is written as it is.
+        guard bytes > limit, messages.count > 1, peerIsChoked() else { return .queued }
         return shed()
     }
 

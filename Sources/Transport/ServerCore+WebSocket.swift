@@ -75,6 +75,7 @@ extension ServerCore {
             return closeNow(connection, code: close.code, reason: close.reason)
         }
         guard let message = connection.queue.popFirst() else {
+            askForResyncIfDrained(connection)
             return 0
         }
         connection.publishQueueSize()
@@ -86,12 +87,19 @@ extension ServerCore {
         if !connection.queue.isEmpty || connection.pendingClose != nil {
             requestWritable(connection)
         } else {
-            let streams = connection.queue.takeResyncRequest()
-            if !streams.isEmpty {
-                delegate.connection(connection.id, needsResyncOf: streams)
-            }
+            askForResyncIfDrained(connection)
         }
         return 0
+    }
+
+    /// Once a lagging connection's queue is empty, asks the delegate (once per lag) for a
+    /// resync of the streams whose updates were discarded.
+    func askForResyncIfDrained(_ connection: Connection) {
+        guard connection.queue.isEmpty, connection.pendingClose == nil else { return }
+        let streams = connection.queue.takeResyncRequest()
+        if !streams.isEmpty {
+            delegate.connection(connection.id, needsResyncOf: streams)
+        }
     }
 
     /// Sets the close status and tells lws to close (by returning -1 from the callback).

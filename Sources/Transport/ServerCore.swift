@@ -200,10 +200,12 @@ final class ServerCore: @unchecked Sendable {
     /// Appends `message` to the connection's queue under the slow-consumer policy.
     func enqueue(_ message: OutboundMessage, on connection: Connection) {
         guard connection.pendingClose == nil || connection.pendingClose?.afterFlush == true else { return }
-        switch connection.queue.append(message) {
+        switch connection.queue.append(message, peerIsChoked: { lws_send_pipe_choked(connection.wsi) != 0 }) {
         case .queued:
             break
         case .discarded:
+            // Nothing new to write; if the queue has already drained, the resync is due now.
+            askForResyncIfDrained(connection)
             return
         case .lagStarted(let dropped, let streams):
             logger.info(

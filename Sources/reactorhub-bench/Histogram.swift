@@ -1,8 +1,11 @@
-/// Latency histogram: 1 µs buckets up to 1 s, then one overflow bucket; the exact
-/// maximum is kept aside. Recording is one increment, so it can run per delivery.
+/// Latency histogram: 1 µs buckets up to 1 s, 1 ms buckets up to 100 s, then one overflow
+/// bucket; the exact maximum is kept aside. Recording is one increment, so it can run
+/// per delivery.
 struct LatencyHistogram {
     static let buckets = 1_000_000
+    static let slowBuckets = 100_000
     private var counts: UnsafeMutablePointer<UInt32>
+    private var slow: UnsafeMutablePointer<UInt32>
     private var overflow: Int = 0
     private(set) var count: Int = 0
     private(set) var maxNanos: UInt64 = 0
@@ -11,11 +14,14 @@ struct LatencyHistogram {
     init() {
         counts = .allocate(capacity: Self.buckets)
         counts.initialize(repeating: 0, count: Self.buckets)
+        slow = .allocate(capacity: Self.slowBuckets)
+        slow.initialize(repeating: 0, count: Self.slowBuckets)
     }
 
     /// Frees the buckets (a histogram lives for one run).
     func release() {
         counts.deallocate()
+        slow.deallocate()
     }
 
     @inline(__always)
@@ -23,6 +29,8 @@ struct LatencyHistogram {
         let micros = Int(nanos / 1000)
         if micros < Self.buckets {
             counts[micros] &+= 1
+        } else if micros / 1000 < Self.slowBuckets {
+            slow[micros / 1000] &+= 1
         } else {
             overflow += 1
         }
@@ -39,6 +47,10 @@ struct LatencyHistogram {
         for bucket in 0..<Self.buckets {
             seen += Int(counts[bucket])
             if seen >= rank { return Double(bucket) + 0.5 }
+        }
+        for bucket in 0..<Self.slowBuckets {
+            seen += Int(slow[bucket])
+            if seen >= rank { return min(Double(bucket) * 1000 + 500, Double(maxNanos) / 1000) }
         }
         return Double(maxNanos) / 1000
     }

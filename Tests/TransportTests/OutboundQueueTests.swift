@@ -71,6 +71,22 @@ struct OutboundQueueTests {
         #expect(queue.append(message(10, .reliable)) == .overloaded)
     }
 
+    @Test func aBacklogThePeerCanStillTakeIsNotLag() {
+        var queue = OutboundQueue(limit: 100)
+        _ = queue.append(message(80, .stateUpdate(lobby)), peerIsChoked: { false })
+        #expect(queue.append(message(80, .stateUpdate(lobby)), peerIsChoked: { false }) == .queued)
+        #expect(queue.laggingStreams.isEmpty)
+        #expect(queue.append(message(80, .stateUpdate(lobby)), peerIsChoked: { true })
+            == .lagStarted(droppedMessages: 3, laggingStreams: [lobby]))
+    }
+
+    @Test func oneUpdateLargerThanTheLimitIsNotABacklog() {
+        var queue = OutboundQueue(limit: 100)
+        #expect(queue.append(message(500, .stateUpdate(lobby))) == .queued)
+        #expect(queue.laggingStreams.isEmpty)
+        #expect(queue.append(message(10, .stateUpdate(lobby))) == .lagStarted(droppedMessages: 2, laggingStreams: [lobby]))
+    }
+
     @Test func repliesAloneOverTheLimitAreKeptWithoutLag() {
         var queue = OutboundQueue(limit: 100)
         #expect(queue.append(message(150, .reliable)) == .queued)

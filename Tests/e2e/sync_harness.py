@@ -12,12 +12,19 @@ Checks made on every frame:
   `version > base`; a patch that does not fit is a *gap* (the copy is then marked broken
   and further patches for it are ignored until a snapshot or `resumed` resets it);
 - snapshots replace the copy; an unsolicited snapshot (no ref) is counted as a resync;
-- `resumed` has the epoch of `since` and a version >= `since.version`; the patches that
-  follow must continue from `since.version` with no gap (so exactly the missed ones);
+- `resumed` has the epoch and the version of `since` (docs/protocol.md: it names the
+  version the client held); the patches that follow must continue from it with no gap
+  and no repeat (so exactly the missed ones, then the live ones);
 - each `ref` gets exactly one reply (`ack`/`error`/`left`/`snapshot`/`resumed`/`pong`);
   a reply for an unknown ref, a second reply, or an error without ref is a failure;
-- a pulse is recorded with its version, the version the copy held on arrival, and the
-  arrival index (a per-client counter over all frames), so ordering can be asserted;
+- an `ack` arrives before any patch its action causes: the copy never holds a version
+  beyond the ack's `version` (the version at acceptance) when the ack arrives;
+- a pulse is recorded with its version, the version the copy held on arrival, the
+  arrival index (a per-client counter over all frames) and whether the patch frame
+  before it was coalesced, so ordering can be asserted: a pulse never arrives before the
+  patch of its step (`version <= held`), and right after a per-version frame it carries
+  exactly the version held (after a coalesced frame it may be older: the server sends a
+  burst's pulses after the burst's single frame);
 - a patch or pulse for a reactor that is not joined (and not being left) is a failure.
 
 Typical use (inside `asyncio.run`):
@@ -39,10 +46,16 @@ task, in call order, so `act(a); act(b)` reach the server in that order). Other 
 `pause()`/`resume()` (stop/restart consuming frames; with `rcvbuf` and a small
 `max_queue` the kernel buffers fill so the server sees a slow reader), `report()`.
 
-Also here: `fresh_snapshot`, `RssSampler` (peak VmRSS of the daemon), `canonical`
+Also here: `fresh_snapshot`, `barrier`/`settle` (wait until everything accepted is
+published: acks leave before the patches they cause, so "all acked" is not "all
+published"), `RssSampler` (peak VmRSS of the daemon), `canonical`
 (strict JSON equality: `true != 1`), `write_report` (merges figures into
 `$REACTORHUB_TEST_OUTPUT/sync-report.json`), and the random doc/todo workloads used by
-the convergence and reconnect suites (`DocWorkload`, `TodoWorkload`, `Expect`).
+the convergence and reconnect suites: `DocWorkload`/`TodoWorkload` generate actions whose
+validity does not depend on the interleaving (each tagged with an `Expect`),
+`WorkloadDriver` runs them on a client with a window of actions in flight (with a hook
+for disconnects), `check_replies` and `check_version_accounting` check the replies and
+that every version is owned by exactly one accepted action.
 """
 from __future__ import annotations
 
@@ -90,6 +103,7 @@ class Pulse:
     value: Any
     held: int          # the version the copy held when the pulse arrived
     index: int         # arrival index among all frames of this client
+    after_base: int | None = None  # base of the coalesced frame before it, if it was one
 
 
 @dataclasses.dataclass
@@ -102,15 +116,13 @@ class Copy:
     joined: bool = False
     leaving: bool = False
     broken: bool = False
-    resume_from: int | None = None   # set by `resumed` until the copy passes its version
-    resume_to: int | None = None
+    last_base: int | None = None     # `base` of the last applied frame, when it carried one
     patches: int = 0                 # patch frames applied
     versions: int = 0                # versions advanced through patches
     coalesced: int = 0               # patch frames that carried `base` (several versions)
     snapshots: int = 0               # snapshots received (solicited or not)
     resyncs: int = 0                 # unsolicited snapshots (after the server dropped patches)
     resumed: int = 0
-    resumed_patches: int = 0         # versions received between a `resumed` and its version
     first_patch_at: float | None = None
     last_patch_at: float | None = None
     log: list = dataclasses.field(default_factory=list)  # (index, kind, version, detail) if logging
@@ -418,8 +430,13 @@ class SyncClient:
             copy = self._copy_for(message)
             if copy is not None:
                 pulse = Pulse(copy.address, message["version"], message["name"], message.get("value"),
-                              copy.version, self._index)
+                              copy.version, self._index, copy.last_base)
                 self.pulses.append(pulse)
+                if not copy.broken:
+                    if pulse.version > pulse.held:
+                        self._fail(f"{copy.address}: pulse {pulse.name} of version {pulse.version} before its patch (holding {pulse.held})")
+                    elif pulse.after_base is None and pulse.version != pulse.held:
+                        self._fail(f"{copy.address}: pulse {pulse.name} of version {pulse.version} after the patch of {pulse.held}")
                 if self.log_events:
                     copy.log.append((self._index, "pulse", pulse.version, pulse.value))
             return
@@ -436,7 +453,7 @@ class SyncClient:
             copy.version = message["version"]
             copy.state = message["state"]
             copy.broken = False
-            copy.resume_from = copy.resume_to = None
+            copy.last_base = None
             copy.snapshots += 1
             if self.log_events:
                 copy.log.append((self._index, "snapshot", copy.version, message.get("ref")))
@@ -452,21 +469,22 @@ class SyncClient:
             else:
                 if message["epoch"] != since["epoch"] or copy.epoch != since["epoch"]:
                     self._fail(f"resumed with epoch {message['epoch']}, since had {since['epoch']}")
-                if message["version"] < since["version"]:
-                    self._fail(f"resumed at {message['version']} behind since {since['version']}")
+                if message["version"] != since["version"]:
+                    self._fail(f"resumed names version {message['version']}, since had {since['version']}")
                 if copy.version != since["version"]:
                     self._fail(f"copy moved from {since['version']} to {copy.version} before resumed")
                 copy.broken = False
-                if message["version"] > since["version"]:
-                    copy.resume_from, copy.resume_to = since["version"], message["version"]
-                else:
-                    copy.resume_from = copy.resume_to = None
+                copy.last_base = None
                 copy.resumed += 1
                 if self.log_events:
                     copy.log.append((self._index, "resumed", message["version"], since["version"]))
             self._resolve(message)
             return
         if kind in REPLY_TYPES:
+            if kind == "ack":
+                copy = self.copies.get(message.get("reactor"))
+                if copy is not None and copy.joined and not copy.broken and copy.version > message.get("version", 0):
+                    self._fail(f"ack {message} arrived after patch {copy.version}, beyond the version it was accepted at")
             if kind == "left":
                 copy = self.copies.get(message.get("reactor"))
                 if copy is not None:
@@ -501,13 +519,10 @@ class SyncClient:
         copy.versions += version - copy.version
         copy.version = version
         copy.patches += 1
+        copy.last_base = message.get("base")
         now = time.monotonic()
         copy.first_patch_at = copy.first_patch_at or now
         copy.last_patch_at = now
-        if copy.resume_to is not None:
-            copy.resumed_patches += version - base
-            if version >= copy.resume_to:
-                copy.resume_from = copy.resume_to = None
         if self.log_events:
             copy.log.append((self._index, "patch", version, message["patch"]))
 
@@ -524,10 +539,47 @@ async def fresh_snapshot(url: str, address: str) -> tuple[str, int, Any]:
         await client.close()
 
 
-async def settle(clients: list[SyncClient], addresses: list[str], url: str, timeout: float = 30) -> dict:
-    """Takes a fresh snapshot of each address and waits until every connected client that
-    joined it holds that version; returns {address: (epoch, version, state)}."""
-    fresh = {a: await fresh_snapshot(url, a) for a in addresses}
+_settle_counter = itertools.count(1)
+
+
+def settle_action(address: str) -> dict:
+    """An action that always changes the state of `address` (a marker for `barrier`)."""
+    n = next(_settle_counter)
+    kind = address.split("/", 1)[0]
+    if kind == "todo":
+        return {"type": "add", "title": f"_settled-{n}"}
+    if kind == "doc":
+        return {"type": "set", "path": "/_settled", "value": n}
+    raise ValueError(f"no settle action for {kind}; pass a future of your own")
+
+
+async def barrier(client: SyncClient, address: str, future: asyncio.Future | None = None, timeout: float = 30) -> int:
+    """Waits until everything accepted so far on `address` is published to `client`.
+
+    An `ack` leaves when the action is accepted, but its patch may leave later (the server
+    publishes a drain's changes as one burst), so "every action acked" does not mean "every
+    change published", and a snapshot taken then may be older. So: send a marker action
+    that always changes the state (or pass the future of one), and wait until `client`
+    holds the version it made (ack version + 1); the server runs actions one at a time and
+    publishes in version order. Returns that version."""
+    if future is None:
+        future = client.act(address, settle_action(address))
+    reply = await asyncio.wait_for(future, timeout)
+    assert reply.get("type") == "ack", f"the barrier action was refused: {reply}"
+    await client.wait_version(address, reply["version"] + 1, timeout)
+    return reply["version"] + 1
+
+
+async def settle(clients: list[SyncClient], addresses: list[str], url: str, via: SyncClient,
+                 futures: dict[str, asyncio.Future] | None = None, timeout: float = 30) -> dict:
+    """`barrier` on each address through `via` (with the given marker futures, if any), then
+    a fresh snapshot of each, then waits until every connected client that joined it holds
+    that version; returns {address: (epoch, version, state)}."""
+    fresh = {}
+    for address in addresses:
+        marked = await barrier(via, address, (futures or {}).get(address), timeout)
+        fresh[address] = await fresh_snapshot(url, address)
+        assert fresh[address][1] == marked, f"{address}: a fresh snapshot at {fresh[address][1]} after the barrier at {marked}"
     for client in clients:
         for address in addresses:
             if address in client.copies and client.copies[address].joined:

@@ -90,7 +90,7 @@ def test_gap_and_wrong_base_are_failures_and_nothing_rejoins_silently():
                         patch(4, [{"op": "replace", "path": "/a", "value": 4}])]
             if message["type"] == "join":
                 assert message["since"] == {"epoch": EPOCH, "version": 1}
-                return [{"type": "resumed", "reactor": "doc/x", "ref": message["ref"], "epoch": EPOCH, "version": 4},
+                return [{"type": "resumed", "reactor": "doc/x", "ref": message["ref"], "epoch": EPOCH, "version": 1},
                         patch(2, [{"op": "replace", "path": "/a", "value": 2}]),
                         patch(4, [{"op": "replace", "path": "/a", "value": 4}], base=2),
                         patch(6, [{"op": "replace", "path": "/a", "value": 6}], base=4),
@@ -113,7 +113,7 @@ def test_gap_and_wrong_base_are_failures_and_nothing_rejoins_silently():
             assert reply["type"] == "resumed"
             await client.wait_until(lambda: copy.broken or copy.version >= 6)
             await asyncio.sleep(0.1)
-            assert copy.state == {"a": 6} and copy.resumed == 1 and copy.resumed_patches == 3
+            assert copy.state == {"a": 6} and copy.resumed == 1 and copy.versions == 6
             assert any("gap: holding 6, got patch 5->7" in f for f in client.failures)
             await client.close()
 
@@ -126,7 +126,9 @@ def test_resumed_must_match_since_and_patches_need_a_join():
             if message["type"] == "join" and "since" not in message:
                 return [snapshot(message, 3, {"a": 3})]
             if message["type"] == "join":
-                return [{"type": "resumed", "reactor": "doc/x", "ref": message["ref"], "epoch": "other", "version": 2}]
+                return [{"type": "resumed", "reactor": "doc/x", "ref": message["ref"], "epoch": "other", "version": 2},
+                        patch(4, [{"op": "replace", "path": "/a", "value": 4}]),
+                        {"type": "pulse", "reactor": "doc/x", "version": 5, "name": "event", "value": None}]
             if message["type"] == "leave":
                 return [{"type": "left", "reactor": "doc/x", "ref": message["ref"]},
                         patch(4, [{"op": "replace", "path": "/a", "value": 4}])]
@@ -138,7 +140,9 @@ def test_resumed_must_match_since_and_patches_need_a_join():
             await client.join("doc/x")
             await client.rejoin("doc/x")
             assert any("resumed with epoch other" in f for f in client.failures)
-            assert any("resumed at 2 behind since 3" in f for f in client.failures)
+            assert any("resumed names version 2, since had 3" in f for f in client.failures)
+            await client.wait_until(lambda: len(client.failures) >= 3)
+            assert any("pulse event of version 5 before its patch (holding 4)" in f for f in client.failures)
             client.failures.clear()
             await client.leave("doc/x")
             await client.wait_until(lambda: client.failures)

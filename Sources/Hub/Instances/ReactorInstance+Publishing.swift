@@ -93,12 +93,8 @@ extension ReactorInstance {
         published.inOrder = []
         let version = published.version
         let state = published.state
-        if batch.count > Self.coalescingThreshold, let first = batch.first, let last = batch.last {
-            let combined = ServerMessage.patch(
-                addressText, version: last.version, base: first.version - 1,
-                operations: Self.concatenate(batch.map(\.operations)), stream: stream
-            )
-            frames = [combined] + published.pulses
+        if batch.count > Self.coalescingThreshold {
+            frames = combine(batch) + published.pulses
         }
         published.pulses = []
         shared.withLock { shared in
@@ -118,6 +114,32 @@ extension ReactorInstance {
         if !batch.isEmpty, gated {
             waitForDurability(of: version)
         }
+    }
+
+    /// The burst's changes as frames spanning several versions each (with `base`), each
+    /// frame's operations kept under `coalescingLimit` bytes.
+    private func combine(_ batch: [(version: Int, frame: OutboundMessage, operations: [UInt8])]) -> [OutboundMessage] {
+        var frames: [OutboundMessage] = []
+        var start = 0
+        while start < batch.count {
+            var end = start + 1
+            var size = batch[start].operations.count
+            while end < batch.count, size + batch[end].operations.count <= context.coalescingLimit {
+                size += batch[end].operations.count
+                end += 1
+            }
+            let chunk = batch[start..<end]
+            if chunk.count == 1 {
+                frames.append(chunk[start].frame)
+            } else {
+                frames.append(ServerMessage.patch(
+                    addressText, version: chunk.last!.version, base: chunk.first!.version - 1,
+                    operations: Self.concatenate(chunk.map(\.operations)), stream: stream
+                ))
+            }
+            start = end
+        }
+        return frames
     }
 
     /// `[a,b]`, `[c]` → `[a,b,c]`: applying the result applies each patch in turn.

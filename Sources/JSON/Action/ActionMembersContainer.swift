@@ -68,13 +68,13 @@ struct ActionMembersContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private static func scalar<Value>(_ type: Value.Type, from json: JSONValue) -> Value? {
         switch json {
         case .string(let text) where Value.self == String.self:
-            unsafeBitCast(text, to: Value.self)
+            sameTypeCast(text, to: Value.self)
         case .int(let number) where Value.self == Int.self:
-            unsafeBitCast(number, to: Value.self)
+            sameTypeCast(number, to: Value.self)
         case .bool(let flag) where Value.self == Bool.self:
-            unsafeBitCast(flag, to: Value.self)
+            sameTypeCast(flag, to: Value.self)
         case _ where Value.self == JSONValue.self:
-            unsafeBitCast(json, to: Value.self)
+            sameTypeCast(json, to: Value.self)
         default:
             nil
         }

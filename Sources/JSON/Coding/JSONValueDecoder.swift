@@ -64,15 +64,15 @@ final class ValueDecoder: Decoder {
     /// `JSONValue` and the common scalars, read directly; `nil` for other types.
     private func decodeScalar<Value>(_ type: Value.Type) throws -> Value? {
         if Value.self == JSONValue.self {
-            return unsafeBitCast(value, to: Value.self)
+            return sameTypeCast(value, to: Value.self)
         } else if Value.self == String.self {
-            return unsafeBitCast(try decodeString(), to: Value.self)
+            return sameTypeCast(try decodeString(), to: Value.self)
         } else if Value.self == Int.self {
-            return unsafeBitCast(try decodeInteger(Int.self), to: Value.self)
+            return sameTypeCast(try decodeInteger(Int.self), to: Value.self)
         } else if Value.self == Bool.self {
-            return unsafeBitCast(try decodeBool(), to: Value.self)
+            return sameTypeCast(try decodeBool(), to: Value.self)
         } else if Value.self == Double.self {
-            return unsafeBitCast(try decodeFloat(Double.self), to: Value.self)
+            return sameTypeCast(try decodeFloat(Double.self), to: Value.self)
         }
         return nil
     }

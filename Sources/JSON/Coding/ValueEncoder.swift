@@ -28,7 +28,9 @@ final class ValueEncoder: Encoder {
     // operands are computed before the access begins, so accesses never overlap; the
     // dynamic checks (a tenth of the encoding time) would only ever pass.
     private let sendableUserInfo: [CodingUserInfoKey: any Sendable]
-    private let parent: ValueEncoder?
+    /// Unowned: a finished child kept as `spare` would otherwise hold its parent (and the
+    /// whole object being built) in a cycle, leaking every encoded state.
+    private unowned let parent: ValueEncoder?
     @exclusivity(unchecked) private var key: (any CodingKey)?
     @exclusivity(unchecked) private(set) var kind = Kind.nothing
     @exclusivity(unchecked) var value = JSONValue.null
@@ -147,17 +149,17 @@ final class ValueEncoder: Encoder {
     /// `Array.encode(to:)` reaches them through the generic `encode(_:)`.
     func encodeDirectly<Value: Encodable>(_ value: Value, key: (any CodingKey)?) throws -> JSONValue? {
         if Value.self == JSONValue.self {
-            return unsafeBitCast(value, to: JSONValue.self)
+            return sameTypeCast(value, to: JSONValue.self)
         } else if Value.self == JSONObject.self {
-            return .object(unsafeBitCast(value, to: JSONObject.self))
+            return .object(sameTypeCast(value, to: JSONObject.self))
         } else if Value.self == String.self {
-            return .string(unsafeBitCast(value, to: String.self))
+            return .string(sameTypeCast(value, to: String.self))
         } else if Value.self == Int.self {
-            return .int(unsafeBitCast(value, to: Int.self))
+            return .int(sameTypeCast(value, to: Int.self))
         } else if Value.self == Bool.self {
-            return .bool(unsafeBitCast(value, to: Bool.self))
+            return .bool(sameTypeCast(value, to: Bool.self))
         } else if Value.self == Double.self {
-            return try encodeDouble(unsafeBitCast(value, to: Double.self), key: key)
+            return try encodeDouble(sameTypeCast(value, to: Double.self), key: key)
         }
         return nil
     }
