@@ -52,13 +52,16 @@ public final class Hub: WebSocketServerDelegate, Sendable {
     /// Starts listening; returns the bound port.
     @discardableResult
     public func start() throws(TransportError) -> Int {
-        let port = try server.start(delegate: self)
+        let port = try server.start(delegate: self, merger: PatchMerger())
         startEviction()
         return port
     }
 
     /// The bound port, once started.
     public var port: Int? { server.port }
+
+    /// Writes that carried several merged patches since the start (diagnostics).
+    public var mergedWrites: Int { server.mergedWrites }
 
     /// Open connections.
     public var connectionCount: Int { server.connectionCount }

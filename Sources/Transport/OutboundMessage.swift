@@ -29,13 +29,16 @@ public final class OutboundMessage: @unchecked Sendable {
 
     /// How the slow-consumer policy may treat this message.
     public let kind: Kind
+    /// What the layer above needs to merge consecutive state updates of one stream (see
+    /// `OutboundMerger`); the transport only hands it back.
+    public let attachment: (any Sendable)?
     /// The payload size in bytes (without the headroom).
     public let count: Int
     private let storage: UnsafeMutableRawPointer
 
     /// Copies `bytes` (UTF-8 JSON text) into a new message.
-    public convenience init(_ bytes: some Collection<UInt8>, kind: Kind = .reliable) {
-        self.init(count: bytes.count, kind: kind) { buffer in
+    public convenience init(_ bytes: some Collection<UInt8>, kind: Kind = .reliable, attachment: (any Sendable)? = nil) {
+        self.init(count: bytes.count, kind: kind, attachment: attachment) { buffer in
             _ = buffer.initialize(from: bytes)
         }
     }
@@ -46,9 +49,10 @@ public final class OutboundMessage: @unchecked Sendable {
     }
 
     /// Creates a message of `count` bytes written by `body` in place.
-    public init(count: Int, kind: Kind, _ body: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
+    public init(count: Int, kind: Kind, attachment: (any Sendable)? = nil, _ body: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
         precondition(count >= 0)
         self.kind = kind
+        self.attachment = attachment
         self.count = count
         self.storage = UnsafeMutableRawPointer.allocate(byteCount: Self.headroom + count + 1, alignment: 16)
         let payload = (storage + Self.headroom).bindMemory(to: UInt8.self, capacity: count)
@@ -61,7 +65,7 @@ public final class OutboundMessage: @unchecked Sendable {
 
     /// The same bytes under another policy kind, e.g. a snapshot sent as a resync.
     public func withKind(_ kind: Kind) -> OutboundMessage {
-        OutboundMessage(count: count, kind: kind) { buffer in
+        OutboundMessage(count: count, kind: kind, attachment: attachment) { buffer in
             buffer.baseAddress!.update(from: payloadPointer, count: count)
         }
     }

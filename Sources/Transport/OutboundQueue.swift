@@ -70,6 +70,33 @@ struct OutboundQueue {
         return message
     }
 
+    /// Takes the run of consecutive state updates of one stream at the head of the queue
+    /// (at most `maxMessages` and about `maxBytes`) when it is longer than `minimumRun`;
+    /// otherwise just the head. A short run is what a connection that keeps up sees after
+    /// one burst, and it keeps one message per update; a long one means it fell behind.
+    mutating func popMergeableRun(minimumRun: Int, maxMessages: Int, maxBytes: Int) -> [OutboundMessage] {
+        guard let head = messages.first else { return [] }
+        guard case .stateUpdate = head.kind, messages.count > minimumRun else { return [popFirst()!] }
+        var length = 0
+        var size = 0
+        for index in 0..<min(messages.count, maxMessages) {
+            let next = messages[index]
+            guard next.kind == head.kind, length == 0 || size + next.count <= maxBytes else { break }
+            size += next.count
+            length += 1
+        }
+        guard length > minimumRun else { return [popFirst()!] }
+        return (0..<length).map { _ in popFirst()! }
+    }
+
+    /// Puts messages taken by `popMergeableRun` back at the head, in their order.
+    mutating func pushFront(_ returned: ArraySlice<OutboundMessage>) {
+        for message in returned.reversed() {
+            messages.prepend(message)
+            bytes += message.count
+        }
+    }
+
     /// The streams to resync now that the queue has drained: returned once per lag
     /// episode, when the queue is empty and some streams are lagging.
     mutating func takeResyncRequest() -> [StreamID] {

@@ -9,9 +9,22 @@ struct RingBuffer<Element> {
 
     var first: Element? { count == 0 ? nil : slots[head] }
 
+    /// The element `offset` places after the first.
+    subscript(offset: Int) -> Element {
+        precondition(offset >= 0 && offset < count)
+        return slots[(head + offset) % slots.count]!
+    }
+
     mutating func append(_ element: Element) {
         if count == slots.count { grow() }
         slots[(head + count) % slots.count] = element
+        count += 1
+    }
+
+    mutating func prepend(_ element: Element) {
+        if count == slots.count { grow() }
+        head = (head - 1 + slots.count) % slots.count
+        slots[head] = element
         count += 1
     }
 

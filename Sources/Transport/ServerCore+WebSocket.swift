@@ -74,7 +74,7 @@ extension ServerCore {
         if let close = connection.pendingClose, !close.afterFlush || connection.queue.isEmpty {
             return closeNow(connection, code: close.code, reason: close.reason)
         }
-        guard let message = connection.queue.popFirst() else {
+        guard let message = nextMessage(for: connection) else {
             askForResyncIfDrained(connection)
             return 0
         }
@@ -90,6 +90,23 @@ extension ServerCore {
             askForResyncIfDrained(connection)
         }
         return 0
+    }
+
+    /// The next message to write: the queue's head, or, when state updates of one stream
+    /// have piled up behind it, all of them merged into one.
+    private func nextMessage(for connection: Connection) -> OutboundMessage? {
+        guard let merger else { return connection.queue.popFirst() }
+        let run = connection.queue.popMergeableRun(
+            minimumRun: 8, maxMessages: 256, maxBytes: max(configuration.outboundQueueBytes / 4, 16384)
+        )
+        guard run.count > 1 else { return run.first }
+        if let merged = merger.merge(run) {
+            mergedWrites.add(1, ordering: .relaxed)
+            return merged
+        }
+        // Not mergeable after all: put the rest back in front, in order.
+        connection.queue.pushFront(run.dropFirst())
+        return run.first
     }
 
     /// Once a lagging connection's queue is empty, asks the delegate (once per lag) for a

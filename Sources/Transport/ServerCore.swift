@@ -14,6 +14,9 @@ final class ServerCore: @unchecked Sendable {
     let configuration: TransportConfiguration
     let logger: Logger
     let delegate: any WebSocketServerDelegate
+    let merger: (any OutboundMerger)?
+    /// Writes that carried several merged state updates (diagnostics, benchmarks).
+    let mergedWrites = Atomic<Int>(0)
     let resolver: StaticFileResolver?
     let inbox = ServiceInbox()
     /// Queue counters of open connections, for `queuedBytes(of:)` from any thread.
@@ -37,9 +40,10 @@ final class ServerCore: @unchecked Sendable {
     private let retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>
     private var cStrings: [UnsafeMutablePointer<CChar>] = []
 
-    init(configuration: TransportConfiguration, delegate: any WebSocketServerDelegate, logger: Logger) {
+    init(configuration: TransportConfiguration, delegate: any WebSocketServerDelegate, merger: (any OutboundMerger)?, logger: Logger) {
         self.configuration = configuration
         self.delegate = delegate
+        self.merger = merger
         self.logger = logger
         self.resolver = configuration.webRoot.flatMap { StaticFileResolver(webRoot: $0) }
         protocols = .allocate(capacity: 2)

@@ -32,10 +32,11 @@ public final class WebSocketServer: Sendable {
     }
 
     /// Binds the listening socket and starts the service thread; returns the bound port.
-    /// The server keeps `delegate` until it has shut down.
+    /// The server keeps `delegate` until it has shut down. With a `merger`, state updates
+    /// of one stream that piled up in a connection's queue leave as one message.
     @discardableResult
-    public func start(delegate: any WebSocketServerDelegate) throws(TransportError) -> Int {
-        let core = ServerCore(configuration: configuration, delegate: delegate, logger: logger)
+    public func start(delegate: any WebSocketServerDelegate, merger: (any OutboundMerger)? = nil) throws(TransportError) -> Int {
+        let core = ServerCore(configuration: configuration, delegate: delegate, merger: merger, logger: logger)
         let started = phase.withLock { phase -> Bool in
             guard case .idle = phase else { return false }
             phase = .running(core)
@@ -64,6 +65,9 @@ public final class WebSocketServer: Sendable {
 
     /// The port the server listens on, once started.
     public var port: Int? { core?.boundPort }
+
+    /// Writes that carried several merged state updates since the start.
+    public var mergedWrites: Int { core?.mergedWrites.load(ordering: .relaxed) ?? 0 }
 
     /// Open WebSocket connections.
     public var connectionCount: Int { core?.connectionCount.load(ordering: .relaxed) ?? 0 }

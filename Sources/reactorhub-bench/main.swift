@@ -28,7 +28,8 @@ fanout / raw options:
   --repeat N          run each window (or rate) N times; report the best (default 1)
   --warmup SECONDS    sending before measuring (default 1)
   --duration SECONDS  measured time (default 5)
-  --size BYTES        approximate size of an action message (default 100)
+  --size BYTES        size of an action message, reached by padding (default 100; the
+                      envelope and timestamp alone take ~125 bytes, then the pad is 1)
   --reactor KIND/ID   reactor (default doc/bN…: a fresh one for each run)
   --turn-pause-us US  least time between two event-loop turns (default 250 with --window,
                       0 with --rate): frames gather in the sockets so that one read takes

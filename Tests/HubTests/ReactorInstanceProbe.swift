@@ -4,6 +4,6 @@ import Reactors
 /// Reaches the instance's static helpers from tests.
 enum ReactorInstanceProbe {
     static func concatenate(_ patches: [[UInt8]]) -> [UInt8] {
-        ReactorInstance<CounterReactor>.concatenate(patches)
+        PatchParts.concatenate(patches)
     }
 }

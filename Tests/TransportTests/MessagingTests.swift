@@ -99,3 +99,43 @@ struct MessagingTests {
         }
     }
 }
+
+/// Joins the texts of consecutive state updates with "+", in order.
+struct JoiningMerger: OutboundMerger {
+    func merge(_ messages: [OutboundMessage]) -> OutboundMessage? {
+        guard messages.allSatisfy({ $0.attachment is String }) else { return nil }
+        let text = messages.map { $0.attachment as! String }.joined(separator: "+")
+        return OutboundMessage(Array(text.utf8), kind: messages[0].kind, attachment: text)
+    }
+}
+
+@Suite("Merging piled-up state updates")
+struct MergingTests {
+    @Test func updatesThatPiledUpBehindASlowReaderLeaveMergedAndInOrder() async throws {
+        var configuration = TransportConfiguration()
+        configuration.port = 0
+        configuration.webRoot = nil
+        configuration.outboundQueueBytes = 64 << 20
+        let delegate = RecordingDelegate(echo: false)
+        let server = WebSocketServer(configuration: configuration)
+        let port = try server.start(delegate: delegate, merger: JoiningMerger())
+        let client = try await WebSocketTestClient.connect(port: port)
+        client.setReceiveBuffer(bytes: 4096)
+        #expect(await delegate.waitUntil { $0.opened.count == 1 })
+        let id = try #require(delegate.opened.first?.id)
+        let stream = StreamID(rawValue: 7)
+        let parts = (0..<800).map { "u\($0)-" + String(repeating: "p", count: 200) }
+        for part in parts {
+            server.send(OutboundMessage(Array(part.utf8), kind: .stateUpdate(stream), attachment: part), to: id)
+        }
+        server.send(OutboundMessage(text: "reply"), to: id)
+        var received: [String] = []
+        while received.last != "reply" {
+            received.append(try await client.receiveText())
+        }
+        #expect(received.dropLast().flatMap { $0.split(separator: "+").map(String.init) } == parts)
+        #expect(received.count < parts.count + 1)
+        #expect(server.mergedWrites > 0)
+        await server.shutdown(grace: .milliseconds(200))
+    }
+}

@@ -71,6 +71,19 @@ struct OutboundQueueTests {
         #expect(queue.append(message(10, .reliable)) == .overloaded)
     }
 
+    @Test func onlyALongRunOfOneStreamsUpdatesIsTakenForMerging() {
+        var queue = OutboundQueue(limit: 1 << 20)
+        for _ in 0..<3 { _ = queue.append(message(10, .stateUpdate(lobby))) }
+        #expect(queue.popMergeableRun(minimumRun: 8, maxMessages: 100, maxBytes: 1000).count == 1)
+        for _ in 0..<10 { _ = queue.append(message(10, .stateUpdate(lobby))) }
+        _ = queue.append(message(10, .event(lobby)))
+        _ = queue.append(message(10, .stateUpdate(lobby)))
+        #expect(queue.popMergeableRun(minimumRun: 8, maxMessages: 100, maxBytes: 1000).count == 12)
+        #expect(queue.popMergeableRun(minimumRun: 8, maxMessages: 100, maxBytes: 1000).count == 1)
+        #expect(queue.count == 1)
+        #expect(queue.bytes == 10)
+    }
+
     @Test func aBacklogThePeerCanStillTakeIsNotLag() {
         var queue = OutboundQueue(limit: 100)
         _ = queue.append(message(80, .stateUpdate(lobby)), peerIsChoked: { false })

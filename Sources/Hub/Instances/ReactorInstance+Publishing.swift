@@ -134,24 +134,12 @@ extension ReactorInstance {
             } else {
                 frames.append(ServerMessage.patch(
                     addressText, version: chunk.last!.version, base: chunk.first!.version - 1,
-                    operations: Self.concatenate(chunk.map(\.operations)), stream: stream
+                    operations: PatchParts.concatenate(chunk.map(\.operations)), stream: stream
                 ))
             }
             start = end
         }
         return frames
-    }
-
-    /// `[a,b]`, `[c]` → `[a,b,c]`: applying the result applies each patch in turn.
-    static func concatenate(_ patches: [[UInt8]]) -> [UInt8] {
-        var joined: [UInt8] = [UInt8(ascii: "[")]
-        joined.reserveCapacity(patches.reduce(2) { $0 + $1.count })
-        for (index, patch) in patches.enumerated() {
-            if index > 0 { joined.append(UInt8(ascii: ",")) }
-            joined.append(contentsOf: patch.dropFirst().dropLast())
-        }
-        joined.append(UInt8(ascii: "]"))
-        return joined
     }
 
     /// Sends now, or through the gate when acks must be durable.

@@ -4,13 +4,16 @@ import Transport
 /// Builds the server's messages (PROTOCOL.md "Server to client") as ready-to-send frames.
 /// Each is written once into one buffer, whatever the number of receivers.
 enum ServerMessage {
-    private static func frame(_ kind: OutboundMessage.Kind, capacity: Int = 128, _ body: (inout JSONWriter) -> Void)
-        -> OutboundMessage
-    {
+    private static func frame(
+        _ kind: OutboundMessage.Kind,
+        capacity: Int = 128,
+        attachment: (any Sendable)? = nil,
+        _ body: (inout JSONWriter) -> Void
+    ) -> OutboundMessage {
         var writer = JSONWriter()
         writer.bytes.reserveCapacity(capacity)
         body(&writer)
-        return OutboundMessage(writer.bytes, kind: kind)
+        return OutboundMessage(writer.bytes, kind: kind, attachment: attachment)
     }
 
     private static func writeRef(_ ref: JSONValue?, _ writer: inout JSONWriter) {
@@ -67,7 +70,8 @@ enum ServerMessage {
     /// `{"type":"patch","reactor":…,"version":…,"base":…,"patch":[…]}`; `base` only when the
     /// patch spans several versions.
     static func patch(_ address: String, version: Int, base: Int, operations: [UInt8], stream: StreamID) -> OutboundMessage {
-        frame(.stateUpdate(stream), capacity: operations.count + 96) { writer in
+        let parts = PatchParts(address: address, version: version, base: base, operations: operations)
+        return frame(.stateUpdate(stream), capacity: operations.count + 96, attachment: parts) { writer in
             writer.writeRaw(#"{"type":"patch","reactor":"#)
             writer.writeString(address)
             writer.writeRaw(#","version":"#)
