@@ -25,7 +25,13 @@ struct OutboundQueue {
 
     /// The backlog (in payload bytes) at which droppable messages are discarded.
     let limit: Int
-    private var messages = RingBuffer<OutboundMessage>()
+    /// A queued message and the inbox drain it arrived in.
+    private struct Entry {
+        let message: OutboundMessage
+        let arrival: UInt64
+    }
+
+    private var messages = RingBuffer<Entry>()
     /// Payload bytes currently queued.
     private(set) var bytes = 0
     /// Streams whose updates are being discarded until a resync arrives, in lag order.
@@ -44,7 +50,9 @@ struct OutboundQueue {
     /// Queues `message` under the policy and says what happened. `peerIsChoked` is asked
     /// only when the backlog passes the limit: a backlog the socket can still take (the
     /// peer reads, the queue was just filled by a burst) is not lag.
-    mutating func append(_ message: OutboundMessage, peerIsChoked: () -> Bool = { true }) -> AppendOutcome {
+    /// `arrival` numbers the service thread's inbox drains: updates that arrived in
+    /// different drains and are still queued show a connection that fell behind.
+    mutating func append(_ message: OutboundMessage, arrival: UInt64 = 0, peerIsChoked: () -> Bool = { true }) -> AppendOutcome {
         switch message.kind {
         case .stateUpdate(let stream), .event(let stream):
             if laggingStreams.contains(stream) { return .discarded }
@@ -56,7 +64,7 @@ struct OutboundQueue {
         case .reliable:
             break
         }
-        messages.append(message)
+        messages.append(Entry(message: message, arrival: arrival))
         bytes += message.count
         // One message alone is not a backlog, however large: it is written as it is.
         guard bytes > limit, messages.count > 1, peerIsChoked() else { return .queued }
@@ -65,34 +73,37 @@ struct OutboundQueue {
 
     /// Takes the next message to write.
     mutating func popFirst() -> OutboundMessage? {
-        guard let message = messages.popFirst() else { return nil }
-        bytes -= message.count
-        return message
+        guard let entry = messages.popFirst() else { return nil }
+        bytes -= entry.message.count
+        return entry.message
     }
 
     /// Takes the run of consecutive state updates of one stream at the head of the queue
-    /// (at most `maxMessages` and about `maxBytes`) when it is longer than `minimumRun`;
-    /// otherwise just the head. A short run is what a connection that keeps up sees after
-    /// one burst, and it keeps one message per update; a long one means it fell behind.
-    mutating func popMergeableRun(minimumRun: Int, maxMessages: Int, maxBytes: Int) -> [OutboundMessage] {
+    /// (at most `maxMessages` and about `maxBytes`) when it holds updates that arrived in
+    /// different drains, i.e. the connection fell behind; otherwise just the head. Updates
+    /// that arrived together (one burst, which a connection that keeps up writes out before
+    /// the next) keep one message each.
+    mutating func popMergeableRun(maxMessages: Int, maxBytes: Int) -> [OutboundMessage] {
         guard let head = messages.first else { return [] }
-        guard case .stateUpdate = head.kind, messages.count > minimumRun else { return [popFirst()!] }
+        guard case .stateUpdate = head.message.kind, messages.count > 1 else { return [popFirst()!] }
         var length = 0
         var size = 0
+        var fellBehind = false
         for index in 0..<min(messages.count, maxMessages) {
             let next = messages[index]
-            guard next.kind == head.kind, length == 0 || size + next.count <= maxBytes else { break }
-            size += next.count
+            guard next.message.kind == head.message.kind, length == 0 || size + next.message.count <= maxBytes else { break }
+            size += next.message.count
+            fellBehind = fellBehind || next.arrival != head.arrival
             length += 1
         }
-        guard length > minimumRun else { return [popFirst()!] }
+        guard fellBehind, length > 1 else { return [popFirst()!] }
         return (0..<length).map { _ in popFirst()! }
     }
 
     /// Puts messages taken by `popMergeableRun` back at the head, in their order.
     mutating func pushFront(_ returned: ArraySlice<OutboundMessage>) {
         for message in returned.reversed() {
-            messages.prepend(message)
+            messages.prepend(Entry(message: message, arrival: 0))
             bytes += message.count
         }
     }
@@ -114,7 +125,8 @@ struct OutboundQueue {
     private mutating func shed() -> AppendOutcome {
         var dropped = 0
         var newlyLagging: [StreamID] = []
-        messages.removeAll { message in
+        messages.removeAll { entry in
+            let message = entry.message
             switch message.kind {
             case .stateUpdate(let stream):
                 if !laggingStreams.contains(stream) && !newlyLagging.contains(stream) {

@@ -96,9 +96,7 @@ extension ServerCore {
     /// have piled up behind it, all of them merged into one.
     private func nextMessage(for connection: Connection) -> OutboundMessage? {
         guard let merger else { return connection.queue.popFirst() }
-        let run = connection.queue.popMergeableRun(
-            minimumRun: 8, maxMessages: 256, maxBytes: max(configuration.outboundQueueBytes / 4, 16384)
-        )
+        let run = connection.queue.popMergeableRun(maxMessages: 256, maxBytes: max(configuration.outboundQueueBytes / 4, 16384))
         guard run.count > 1 else { return run.first }
         if let merged = merger.merge(run) {
             mergedWrites.add(1, ordering: .relaxed)

@@ -29,6 +29,8 @@ final class ServerCore: @unchecked Sendable {
     // Service thread.
     var connections: [ConnectionID: Connection] = [:]
     var nextConnectionNumber: UInt64 = 0
+    /// Numbers the inbox drains, so a queue can tell updates that arrived together.
+    var drainNumber: UInt64 = 0
     /// Bodies of HTTP responses that are written in one go are not kept; this holds the
     /// wsi of HTTP exchanges only while lws serves a file.
     private(set) var context: OpaquePointer?
@@ -175,6 +177,7 @@ final class ServerCore: @unchecked Sendable {
 
     /// Runs the commands posted by other threads (service thread).
     func drainInbox() {
+        drainNumber &+= 1
         for command in inbox.takeAll() {
             switch command {
             case .send(let message, let id):
@@ -204,7 +207,7 @@ final class ServerCore: @unchecked Sendable {
     /// Appends `message` to the connection's queue under the slow-consumer policy.
     func enqueue(_ message: OutboundMessage, on connection: Connection) {
         guard connection.pendingClose == nil || connection.pendingClose?.afterFlush == true else { return }
-        switch connection.queue.append(message, peerIsChoked: { lws_send_pipe_choked(connection.wsi) != 0 }) {
+        switch connection.queue.append(message, arrival: drainNumber, peerIsChoked: { lws_send_pipe_choked(connection.wsi) != 0 }) {
         case .queued:
             break
         case .discarded:

@@ -119,21 +119,43 @@ struct CounterSyncTests {
                 let sender = clients[index * 3]
                 try await sender.send(#"{"type":"action","reactor":"counter/crowd","action":"\#(index % 2 == 0 ? "increase" : "decrease")"}"#)
             }
-            // Each action: up to 3 patches and exactly one pulse per action.
-            var transcripts: [[String]] = []
-            for client in clients {
-                var frames: [String] = []
-                var pulses = 0
-                while pulses < 5 {
-                    let text = try await client.nextText()
-                    frames.append(text)
-                    if text.contains(#""type":"pulse""#) { pulses += 1 }
+            // Every client reads at once. Each action: up to 3 patches and exactly one pulse.
+            let transcripts = try await withThrowingTaskGroup(of: (Int, [String]).self) { group in
+                for (index, client) in clients.enumerated() {
+                    group.addTask {
+                        var frames: [String] = []
+                        var pulses = 0
+                        while pulses < 5 {
+                            let text = try await client.nextText()
+                            frames.append(text)
+                            if text.contains(#""type":"pulse""#) { pulses += 1 }
+                        }
+                        return (index, frames)
+                    }
                 }
-                transcripts.append(frames)
+                var byClient: [[String]] = Array(repeating: [], count: clients.count)
+                for try await (index, frames) in group { byClient[index] = frames }
+                return byClient
             }
-            #expect(Set(transcripts.map { $0.joined(separator: "\n") }).count == 1)
-            let last = try JSONParser().parse(transcripts[0].last { $0.contains("patch") }!)
-            #expect(last["version"]?.intValue == transcripts[0].filter { $0.contains(#""type":"patch""#) }.count)
+            // The same bytes for everyone: every pulse frame, and the operations of every
+            // patch in order. (A client that fell behind may get some patches merged into
+            // one frame with `base`; the operations it applies are the same ones.)
+            func digest(_ frames: [String]) throws -> (pulses: [String], operations: [JSONValue], version: Int) {
+                var operations: [JSONValue] = []
+                var version = 0
+                for frame in frames where frame.contains(#""type":"patch""#) {
+                    let patch = try JSONParser().parse(frame)
+                    #expect((patch["base"]?.intValue ?? patch["version"]!.intValue! - 1) == version)
+                    version = patch["version"]!.intValue!
+                    operations += patch["patch"]?.arrayValue ?? []
+                }
+                return (frames.filter { $0.contains(#""type":"pulse""#) }, operations, version)
+            }
+            let digests = try transcripts.map(digest)
+            #expect(digests.allSatisfy { $0.pulses == digests[0].pulses && $0.operations == digests[0].operations })
+            #expect(digests.allSatisfy { $0.version == digests[0].version })
+            #expect(digests[0].pulses.count == 5)
+            #expect(digests[0].version >= 5)
         }
     }
 
