@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "reactorhub", targets: ["reactorhub"]),
+        .executable(name: "reactorhub-bench", targets: ["reactorhub-bench"]),
         .library(name: "Reactor", targets: ["Reactor"]),
         .library(name: "ReactorTesting", targets: ["ReactorTesting"]),
         .library(name: "Hub", targets: ["Hub"]),
@@ -33,6 +34,10 @@ let package = Package(
         .target(name: "Daemon", dependencies: ["Hub", "Reactors", "Persistence", "JSON", "Logging", "Transport"], swiftSettings: strict),
         .executableTarget(name: "reactorhub", dependencies: ["Daemon"], swiftSettings: strict),
 
+        .systemLibrary(name: "CBenchSys", path: "Sources/reactorhub-bench/CBenchSys"),
+        .executableTarget(
+            name: "reactorhub-bench", dependencies: ["CBenchSys"], exclude: ["CBenchSys"], swiftSettings: strict
+        ),
         .executableTarget(name: "json-bench", dependencies: ["JSON"], swiftSettings: strict),
         .executableTarget(name: "reactor-bench", dependencies: ["Reactor"], swiftSettings: strict),
 

@@ -68,28 +68,35 @@ extension ServerCore {
         }
     }
 
-    /// The socket can take one more write.
+    /// The socket can take more: writes queued messages until the queue is empty or the
+    /// socket would block (as lws' own mirror protocol does), then asks to be called again
+    /// if anything is left.
     func writable(_ connection: Connection) -> Int32 {
         connection.writableRequested = false
-        if let close = connection.pendingClose, !close.afterFlush || connection.queue.isEmpty {
-            return closeNow(connection, code: close.code, reason: close.reason)
+        while true {
+            if let close = connection.pendingClose, !close.afterFlush || connection.queue.isEmpty {
+                return closeNow(connection, code: close.code, reason: close.reason)
+            }
+            guard let message = nextMessage(for: connection) else {
+                askForResyncIfDrained(connection)
+                return 0
+            }
+            connection.publishQueueSize()
+            let written = rh_lws_write_text(connection.wsi, message.payloadPointer, message.count)
+            if written < 0 {
+                logger.debug("write failed; closing", metadata: ["session": connection.id.description])
+                return -1
+            }
+            if connection.queue.isEmpty && connection.pendingClose == nil {
+                askForResyncIfDrained(connection)
+                return 0
+            }
+            // Only when more is waiting: is there room for it now? (one poll, no wait)
+            if lws_send_pipe_choked(connection.wsi) != 0 {
+                requestWritable(connection)
+                return 0
+            }
         }
-        guard let message = nextMessage(for: connection) else {
-            askForResyncIfDrained(connection)
-            return 0
-        }
-        connection.publishQueueSize()
-        let written = rh_lws_write_text(connection.wsi, message.payloadPointer, message.count)
-        if written < 0 {
-            logger.debug("write failed; closing", metadata: ["session": connection.id.description])
-            return -1
-        }
-        if !connection.queue.isEmpty || connection.pendingClose != nil {
-            requestWritable(connection)
-        } else {
-            askForResyncIfDrained(connection)
-        }
-        return 0
     }
 
     /// The next message to write: the queue's head, or, when state updates of one stream

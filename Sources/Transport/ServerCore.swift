@@ -93,7 +93,9 @@ final class ServerCore: @unchecked Sendable {
         info.server_string = UnsafePointer(cString(configuration.serverName))
         info.options = rh_lws_option_validate_utf8() | rh_lws_option_security_headers()
         info.user = Unmanaged.passUnretained(self).toOpaque()
-        info.fd_limit_per_thread = UInt32(clamping: configuration.maxConnections + 256)
+        // fd_limit_per_thread stays 0: lws then sizes its fd table from the process limit
+        // (raised above) and finds a socket's connection by index; a smaller explicit limit
+        // makes it search the table linearly.
         info.timeout_secs = 10
         info.keepalive_timeout = 10
         switch ListenAddress(configuration.host) {

@@ -10,25 +10,27 @@ public final class MemoryStateStore: StateStore {
     /// Creates an empty store.
     public init() {}
 
-    public func load(_ address: ReactorAddress) throws -> StoredInstance? {
-        instances.withLock { $0[address] }
-    }
-
     public func record(_ change: StoredChange) {
         instances.withLock { instances in
-            var stored = instances[change.address]
-            if stored == nil || stored?.epoch != change.epoch {
-                stored = StoredInstance(epoch: change.epoch, version: change.version, state: change.state, patches: [])
+            if instances[change.address]?.epoch != change.epoch {
+                instances[change.address] = StoredInstance(epoch: change.epoch, version: change.version, state: change.state, patches: [])
             }
-            stored!.version = change.version
-            stored!.state = change.state
-            if let patch = change.patch {
-                stored!.patches.append(patch)
-                let oldest = change.version - change.keepPatches
-                stored!.patches.removeAll { $0.version <= oldest }
+            // Mutated in place (no copy of the patch list per change); the list may grow to
+            // twice what is kept before it is trimmed, so trimming costs O(1) per change.
+            instances[change.address]!.version = change.version
+            instances[change.address]!.state = change.state
+            if let patch = change.patch, change.keepPatches > 0 {
+                instances[change.address]!.patches.append(patch)
+                let count = instances[change.address]!.patches.count
+                if count >= 2 * change.keepPatches {
+                    instances[change.address]!.patches.removeFirst(count - change.keepPatches)
+                }
             }
-            instances[change.address] = stored
         }
+    }
+
+    public func load(_ address: ReactorAddress) throws -> StoredInstance? {
+        instances.withLock { $0[address] }
     }
 
     public func whenDurable(_ address: ReactorAddress, version: Int, _ body: @escaping @Sendable () -> Void) {
