@@ -485,7 +485,7 @@ if profile and os.path.exists(profile):
             ("poll() system calls (lws service loop)", share(r"^__x64_sys_poll$", r"^__x64_sys_ppoll$")),
             ("futex: locks and thread wake-ups", share(r"^__x64_sys_futex$")),
             ("lws service thread, all of it", share(r"^lws_service$")),
-            ("… of which ServerCore.writable (one message per callback)", share(r"ServerCore\.writable")),
+            ("… of which ServerCore.writable (writes until the socket would block)", share(r"ServerCore\.writable")),
             ("… of which the inbox drain (broadcast into per-connection queues)", share(r"ServerCore\.drainInbox")),
             ("… of which Hub.connection(_:received:) (parse and route an action)", share(r"Hub\.connection\(_:received:\)")),
             ("reactor side: ReactorRuntime.drain (Dispatch worker)", share(r"ReactorRuntime\.drain")),
