@@ -5,9 +5,14 @@ import Foundation
 
 /// Blocking TCP helpers with timeouts, for the test clients.
 enum TCPSocket {
-    static func connect(host: String, port: Int, timeout: Double) throws -> Int32 {
+    static func connect(host: String, port: Int, timeout: Double, receiveBuffer: Int? = nil) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestClientError("socket() failed: \(errno)") }
+        if let receiveBuffer {
+            // Before connecting, so that the TCP window is negotiated small.
+            var size = Int32(receiveBuffer)
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -50,9 +50,10 @@ public final class WebSocketTestClient: @unchecked Sendable {
         path: String = "/ws",
         subprotocols: [String] = [],
         origin: String? = nil,
-        timeout: Double = 5
+        timeout: Double = 5,
+        receiveBuffer: Int? = nil
     ) async throws -> WebSocketTestClient {
-        let fd = try TCPSocket.connect(host: host, port: port, timeout: timeout)
+        let fd = try TCPSocket.connect(host: host, port: port, timeout: timeout, receiveBuffer: receiveBuffer)
         let client = WebSocketTestClient(fd: fd)
         try await client.run {
             try client.handshake(host: host, port: port, path: path, subprotocols: subprotocols, origin: origin, timeout: timeout)

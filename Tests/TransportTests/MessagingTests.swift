@@ -119,14 +119,18 @@ struct MergingTests {
         let delegate = RecordingDelegate(echo: false)
         let server = WebSocketServer(configuration: configuration)
         let port = try server.start(delegate: delegate, merger: JoiningMerger())
-        let client = try await WebSocketTestClient.connect(port: port)
-        client.setReceiveBuffer(bytes: 4096)
+        let client = try await WebSocketTestClient.connect(port: port, receiveBuffer: 4096)
         #expect(await delegate.waitUntil { $0.opened.count == 1 })
         let id = try #require(delegate.opened.first?.id)
         let stream = StreamID(rawValue: 7)
         let parts = (0..<800).map { "u\($0)-" + String(repeating: "p", count: 200) }
-        for part in parts {
-            server.send(OutboundMessage(Array(part.utf8), kind: .stateUpdate(stream), attachment: part), to: id)
+        // In eight separate bursts (separate inbox drains) while the client reads nothing:
+        // updates that arrived together are written one by one; these pile up across drains.
+        for burst in 0..<8 {
+            for part in parts[(burst * 100)..<((burst + 1) * 100)] {
+                server.send(OutboundMessage(Array(part.utf8), kind: .stateUpdate(stream), attachment: part), to: id)
+            }
+            try await Task.sleep(for: .milliseconds(30))
         }
         server.send(OutboundMessage(text: "reply"), to: id)
         var received: [String] = []
