@@ -12,11 +12,17 @@ public struct CommandLineOptions: Sendable, Equatable {
         case version
     }
 
+    /// What to do.
     public var mode = Mode.run
+    /// `--config FILE`.
     public var configFile: String?
+    /// `--host ADDR`.
     public var host: String?
+    /// `--port N`.
     public var port: Int?
+    /// `--web-root DIR`.
     public var webRoot: String?
+    /// `--log-level LEVEL`.
     public var logLevel: Logger.Level?
 
     /// The text of `--help`.

@@ -109,6 +109,7 @@ public final class Hub: WebSocketServerDelegate, Sendable {
 
     // MARK: WebSocketServerDelegate (service thread)
 
+    /// Opens a session and sends `hello`.
     public func connectionOpened(_ connection: ConnectionInfo) {
         let bucket = TokenBucket(
             ratePerSecond: configuration.actionsPerSecond, burst: configuration.actionBurst, now: .now
@@ -129,6 +130,7 @@ public final class Hub: WebSocketServerDelegate, Sendable {
         )
     }
 
+    /// Parses and routes one client message.
     public func connection(_ id: ConnectionID, received message: [UInt8]) {
         switch ClientMessageParser.parse(message) {
         case .failure(let failure):
@@ -138,6 +140,7 @@ public final class Hub: WebSocketServerDelegate, Sendable {
         }
     }
 
+    /// Ends the session and leaves every reactor it joined.
     public func connectionClosed(_ id: ConnectionID, code: CloseCode, reason: String) {
         let now = ContinuousClock.now
         let session = state.withLock { state -> Session? in
@@ -156,6 +159,7 @@ public final class Hub: WebSocketServerDelegate, Sendable {
         )
     }
 
+    /// Sends fresh snapshots to a connection that caught up after its updates were dropped.
     public func connection(_ id: ConnectionID, needsResyncOf streams: [StreamID]) {
         let instances = state.withLock { state in
             streams.compactMap { state.instancesByStream[$0] }

@@ -23,12 +23,16 @@ public protocol StateStore: Sendable {
 
 /// One instance as kept between restarts.
 public struct StoredInstance: Sendable, Equatable {
+    /// The epoch the instance had.
     public var epoch: String
+    /// Its version.
     public var version: Int
+    /// Its state, as clients see it.
     public var state: JSONValue
     /// The recent patch frames, by version, oldest first.
     public var patches: [StoredPatch]
 
+    /// Creates a stored instance.
     public init(epoch: String, version: Int, state: JSONValue, patches: [StoredPatch]) {
         self.epoch = epoch
         self.version = version
@@ -39,9 +43,12 @@ public struct StoredInstance: Sendable, Equatable {
 
 /// One patch frame as sent to clients, kept for resumes across restarts.
 public struct StoredPatch: Sendable, Equatable {
+    /// The version the patch leads to.
     public var version: Int
+    /// The frame's JSON text.
     public var frame: [UInt8]
 
+    /// Creates a stored patch.
     public init(version: Int, frame: [UInt8]) {
         self.version = version
         self.frame = frame
@@ -50,14 +57,20 @@ public struct StoredPatch: Sendable, Equatable {
 
 /// A change the hub asks a store to keep.
 public struct StoredChange: Sendable {
+    /// The instance.
     public var address: ReactorAddress
+    /// Its epoch.
     public var epoch: String
+    /// The version after the change.
     public var version: Int
+    /// The state after the change.
     public var state: JSONValue
+    /// The change's patch frame.
     public var patch: StoredPatch?
     /// Patches older than `version - keepPatches` may be forgotten.
     public var keepPatches: Int
 
+    /// Creates a change record.
     public init(address: ReactorAddress, epoch: String, version: Int, state: JSONValue, patch: StoredPatch?, keepPatches: Int) {
         self.address = address
         self.epoch = epoch
