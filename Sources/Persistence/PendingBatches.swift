@@ -107,14 +107,6 @@ final class PendingBatches: @unchecked Sendable {
         }
     }
 
-    /// Records what a load found on disk, so that waiting for a version already there
-    /// returns at once.
-    func noteDurable(_ address: ReactorAddress, version: Int, epoch: String) {
-        locked {
-            durableVersions[address] = max(durableVersions[address] ?? 0, version)
-        }
-    }
-
     /// `stored` (read from disk) updated with the changes not committed yet.
     func overlay(_ address: ReactorAddress, on stored: StoredInstance?) -> StoredInstance? {
         locked {

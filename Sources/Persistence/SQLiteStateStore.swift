@@ -83,11 +83,8 @@ public final class SQLiteStateStore: StateStore, @unchecked Sendable {
         let stored = try reader.withLock { reader throws(PersistenceError) in
             try reader.load(address)
         }
-        let merged = pending.overlay(address, on: stored)
-        if let merged {
-            pending.noteDurable(address, version: stored?.version ?? 0, epoch: stored?.epoch ?? merged.epoch)
-        }
-        return merged
+        // The overlay also records the version found on disk as durable.
+        return pending.overlay(address, on: stored)
     }
 
     public func record(_ change: StoredChange) {

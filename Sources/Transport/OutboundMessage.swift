@@ -63,13 +63,6 @@ public final class OutboundMessage: @unchecked Sendable {
         storage.deallocate()
     }
 
-    /// The same bytes under another policy kind, e.g. a snapshot sent as a resync.
-    public func withKind(_ kind: Kind) -> OutboundMessage {
-        OutboundMessage(count: count, kind: kind, attachment: attachment) { buffer in
-            buffer.baseAddress!.update(from: payloadPointer, count: count)
-        }
-    }
-
     /// Reads the payload.
     public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeRawBufferPointer(start: storage + Self.headroom, count: count))

@@ -32,10 +32,4 @@ struct PatchHistory {
         guard !frames.isEmpty, version + 1 >= firstVersion, current == firstVersion + frames.count - 1 else { return nil }
         return (version + 1...current).map { frames[(head + $0 - firstVersion) % frames.count] }
     }
-
-    /// Forgets every frame.
-    mutating func removeAll() {
-        frames = []
-        head = 0
-    }
 }

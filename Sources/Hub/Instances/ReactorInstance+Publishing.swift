@@ -40,7 +40,11 @@ extension ReactorInstance {
         var pulses: [(name: String, value: JSONValue)] = []
         for pulse in encoded.pulses where published.pulseCounts[pulse.name] != pulse.updateCount {
             published.pulseCounts[pulse.name] = pulse.updateCount
-            pulses.append((pulse.name, pulse.value))
+            do {
+                pulses.append((pulse.name, try pulse.encodedValue()))
+            } catch {
+                logger.error("pulse value could not be encoded; pulse not sent", metadata: ["pulse": pulse.name, "error": "\(error)"])
+            }
         }
         publishChange(from: published.state, to: encoded.state, pulses: pulses)
     }
@@ -72,7 +76,6 @@ extension ReactorInstance {
         let version = published.version
         for pulse in pulses {
             let frame = ServerMessage.pulse(addressText, version: version, name: pulse.name, value: pulse.value, stream: stream)
-            published.pulses.append(frame)
             published.inOrder.append(frame)
         }
     }
@@ -94,9 +97,9 @@ extension ReactorInstance {
         let version = published.version
         let state = published.state
         if batch.count > Self.coalescingThreshold {
-            frames = combine(batch) + published.pulses
+            let pulses = frames.filter { if case .event = $0.kind { true } else { false } }
+            frames = combine(batch) + pulses
         }
-        published.pulses = []
         shared.withLock { shared in
             if !batch.isEmpty {
                 shared.version = version

@@ -42,8 +42,6 @@ where R.Action: Decodable, R.State: Encodable {
         var pulseCounts: [String: UInt]
         /// Patch frames of the burst, one per version, with their operations' JSON text.
         var batch: [(version: Int, frame: OutboundMessage, operations: [UInt8])] = []
-        /// Pulse frames of the burst, in the order they fired.
-        var pulses: [OutboundMessage] = []
         /// Every frame of the burst in the order it was produced (patches and pulses).
         var inOrder: [OutboundMessage] = []
     }

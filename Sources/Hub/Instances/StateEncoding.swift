@@ -4,10 +4,16 @@ import Reactor
 /// Encodes a reactor's `State` into the JSON clients see, with `@Pulse` properties left
 /// out and reported aside (their update counts and values).
 enum StateEncoding {
+    /// A pulse property as the state holds it; its value is encoded only when it fired.
     struct Pulse {
         var name: String
         var updateCount: UInt
-        var value: JSONValue
+        var raw: any Encodable & Sendable
+
+        func encodedValue() throws -> JSONValue {
+            let value: any Encodable = raw
+            return try JSONValueEncoder().encode(value)
+        }
     }
 
     struct Encoded {
@@ -24,11 +30,7 @@ enum StateEncoding {
         var encoder = JSONValueEncoder()
         encoder.userInfo[PulseRecorder.userInfoKey] = recorder
         let json = try encoder.encode(state)
-        let plain = JSONValueEncoder()
-        let pulses = try recorder.records.map { record in
-            let value: any Encodable = record.value
-            return Pulse(name: record.name, updateCount: record.updateCount, value: try plain.encode(value))
-        }
+        let pulses = recorder.records.map { Pulse(name: $0.name, updateCount: $0.updateCount, raw: $0.value) }
         return Encoded(state: json, pulses: pulses)
     }
 }
