@@ -23,10 +23,11 @@ let package = Package(
             providers: [.apt(["libwebsockets-dev"])]
         ),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "Locking", swiftSettings: strict),
         .target(name: "Logging", swiftSettings: strict),
         .target(name: "Transport", dependencies: ["CLibWebSockets", "Logging"], swiftSettings: strict),
-        .target(name: "Reactor", dependencies: ["Logging"], swiftSettings: strict),
-        .target(name: "ReactorTesting", dependencies: ["Reactor"], swiftSettings: strict),
+        .target(name: "Reactor", dependencies: ["Locking", "Logging"], swiftSettings: strict),
+        .target(name: "ReactorTesting", dependencies: ["Reactor", "Locking"], swiftSettings: strict),
         .target(name: "JSON", swiftSettings: strict),
         .target(name: "Hub", dependencies: ["Reactor", "JSON", "Transport", "Logging"], swiftSettings: strict),
         .target(name: "Reactors", dependencies: ["Reactor", "JSON"], swiftSettings: strict),

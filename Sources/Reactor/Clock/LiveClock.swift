@@ -1,3 +1,4 @@
+import Locking
 import Dispatch
 /// The real, monotonic clock: sleeps with `Task.sleep` and schedules on Dispatch.
 public struct LiveClock: ReactorClock {

@@ -1,3 +1,4 @@
+import Locking
 import Dispatch
 public import Logging
 import Synchronization
