@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "JSON", swiftSettings: strict),
         .target(name: "Hub", dependencies: ["Reactor", "JSON", "Transport", "Logging"], swiftSettings: strict),
         .target(name: "Reactors", dependencies: ["Reactor", "JSON"], swiftSettings: strict),
-        .target(name: "Persistence", dependencies: ["CSQLite", "Hub", "JSON", "Logging"], swiftSettings: strict),
+        .target(name: "Persistence", dependencies: ["CSQLite", "Hub", "JSON", "Locking", "Logging"], swiftSettings: strict),
         .target(name: "Daemon", dependencies: ["Hub", "Reactors", "Persistence", "JSON", "Logging", "Transport"], swiftSettings: strict),
         .executableTarget(name: "reactorhub", dependencies: ["Daemon"], swiftSettings: strict),
 
@@ -44,7 +44,7 @@ let package = Package(
 
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "ReactorTests", dependencies: ["Reactor", "ReactorTesting"], swiftSettings: strict),
+        .testTarget(name: "ReactorTests", dependencies: ["Reactor", "ReactorTesting", "Locking"], swiftSettings: strict),
         .testTarget(name: "HubTests", dependencies: ["Hub", "Reactors", "Reactor", "JSON", "Transport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ReactorsTests", dependencies: ["Reactors", "Reactor", "ReactorTesting", "JSON"], swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "JSON", "TestSupport"], swiftSettings: strict),

@@ -54,10 +54,25 @@ public final class ReactorRegistry: Sendable {
         _ context: ReactorKind.InstanceContext,
         _ adjust: (@Sendable (R.State) -> R.State)?
     ) throws -> ReactorInstance<R>.Restored? where R.Action: Decodable, R.State: Codable {
-        guard let stored = try context.store.load(address) else { return nil }
+        guard var stored = try context.store.load(address) else { return nil }
         do {
             var state = try JSONValueDecoder().decode(R.State.self, from: stored.state)
             if let adjust { state = adjust(state) }
+            if stored.continuity == .unproven {
+                // Versions past the stored one may have reached clients before an unclean
+                // stop: a new epoch, so that no version number is issued twice in one.
+                context.logger.info(
+                    "continuing under a new epoch after an unclean stop",
+                    metadata: ["kind": address.kind, "id": address.id, "epoch": stored.epoch, "version": String(stored.version)]
+                )
+                stored.epoch = Epoch.make()
+                stored.patches = []
+                stored.continuity = .proven
+                context.store.record(StoredChange(
+                    address: address, epoch: stored.epoch, version: stored.version, state: stored.state,
+                    patch: nil, keepPatches: context.historyCapacity
+                ))
+            }
             return ReactorInstance<R>.Restored(state: state, stored: stored)
         } catch {
             context.logger.warning(

@@ -132,6 +132,11 @@ final class PendingBatches: @unchecked Sendable {
         locked { condition.signal() }
     }
 
+    /// Whether `stop()` was called.
+    var isStopping: Bool {
+        locked { !running }
+    }
+
     func stop() {
         locked {
             running = false

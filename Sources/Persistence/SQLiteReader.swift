@@ -7,9 +7,13 @@ final class SQLiteReader {
     private let selectInstance: SQLiteStatement
     private let selectPatches: SQLiteStatement
 
-    init(path: String) throws(PersistenceError) {
+    /// Rows written by runs before this one are unproven (see `StoreRuns`).
+    private let trustedFromRun: Int
+
+    init(path: String, trustedFromRun: Int) throws(PersistenceError) {
         connection = try SQLiteConnection(path: path)
-        selectInstance = try connection.prepare("SELECT epoch, version, state FROM instances WHERE kind = ?1 AND id = ?2")
+        self.trustedFromRun = trustedFromRun
+        selectInstance = try connection.prepare("SELECT epoch, version, state, run FROM instances WHERE kind = ?1 AND id = ?2")
         selectPatches = try connection.prepare(
             "SELECT version, frame FROM patches WHERE kind = ?1 AND id = ?2 AND epoch = ?3 ORDER BY version"
         )
@@ -23,6 +27,7 @@ final class SQLiteReader {
         let epoch = selectInstance.text(0) ?? ""
         let version = selectInstance.int(1)
         let text = selectInstance.bytes(2)
+        let continuity: StoredInstance.Continuity = selectInstance.int(3) >= trustedFromRun ? .proven : .unproven
         selectInstance.reset()
         // A row whose text no longer parses is handed over as a string: it will not
         // decode as the kind's state, and the hub sets it aside rather than losing it.
@@ -43,6 +48,6 @@ final class SQLiteReader {
             guard patch.version == version - consecutive.count else { break }
             consecutive.insert(patch, at: 0)
         }
-        return StoredInstance(epoch: epoch, version: version, state: state, patches: consecutive)
+        return StoredInstance(epoch: epoch, version: version, state: state, patches: consecutive, continuity: continuity)
     }
 }

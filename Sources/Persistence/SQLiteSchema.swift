@@ -1,15 +1,17 @@
 /// The database layout and the checks made before the store writes anything.
 ///
 /// ```
-/// instances(kind, id, epoch, version, state, updated_at)       one row per instance
+/// instances(kind, id, epoch, version, state, updated_at, run)  one row per instance
 /// patches(kind, id, epoch, version, frame)                     the recent patch frames
 /// set_aside(kind, id, epoch, version, state, reason, set_aside_at)  rows that no longer decode
+/// store_runs(key, value)                                        the run bookkeeping (`StoreRuns`)
 /// ```
 enum SQLiteSchema {
     /// `PRAGMA application_id` of ReactorHub databases ("RHB1").
     static let applicationID = 0x5248_4231
 
-    static func prepare(_ connection: SQLiteConnection, fullSync: Bool) throws(PersistenceError) {
+    /// Prepares the file and begins a run (see `StoreRuns`); returns the run's numbers.
+    static func prepare(_ connection: SQLiteConnection, fullSync: Bool) throws(PersistenceError) -> StoreRuns {
         // Reading first: a file that is not a database (or is corrupt) fails here, before
         // anything is written to it.
         let existingID = Int(try connection.scalar("PRAGMA application_id") ?? "0") ?? 0
@@ -27,23 +29,31 @@ enum SQLiteSchema {
             throw PersistenceError("\(connection.path): cannot switch to WAL mode (got \(mode ?? "nothing"))")
         }
         try connection.execute("PRAGMA synchronous = \(fullSync ? "FULL" : "NORMAL")")
+        let schemaVersion = Int(try connection.scalar("PRAGMA user_version") ?? "0") ?? 0
+        guard schemaVersion <= 2 else {
+            throw PersistenceError("\(connection.path): written by a newer ReactorHub (schema \(schemaVersion)); run that version or restore a backup")
+        }
         try connection.execute(
             """
             BEGIN IMMEDIATE;
             CREATE TABLE IF NOT EXISTS instances (
                 kind TEXT NOT NULL, id TEXT NOT NULL, epoch TEXT NOT NULL, version INTEGER NOT NULL,
-                state TEXT NOT NULL, updated_at INTEGER NOT NULL, PRIMARY KEY (kind, id));
+                state TEXT NOT NULL, updated_at INTEGER NOT NULL, run INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (kind, id));
             CREATE TABLE IF NOT EXISTS patches (
                 kind TEXT NOT NULL, id TEXT NOT NULL, epoch TEXT NOT NULL, version INTEGER NOT NULL,
                 frame TEXT NOT NULL, PRIMARY KEY (kind, id, version));
             CREATE TABLE IF NOT EXISTS set_aside (
                 kind TEXT NOT NULL, id TEXT NOT NULL, epoch TEXT NOT NULL, version INTEGER NOT NULL,
                 state TEXT NOT NULL, reason TEXT NOT NULL, set_aside_at INTEGER NOT NULL);
+            CREATE TABLE IF NOT EXISTS store_runs (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+            \(schemaVersion == 1 ? "ALTER TABLE instances ADD COLUMN run INTEGER NOT NULL DEFAULT 0;" : "")
             PRAGMA application_id = \(applicationID);
-            PRAGMA user_version = 1;
+            PRAGMA user_version = 2;
             COMMIT;
             """
         )
+        return try StoreRuns.begin(connection, durable: fullSync)
     }
 
     /// The statements the writer thread runs for each batch.
@@ -65,9 +75,9 @@ enum SQLiteSchema {
             rollback = try connection.prepare("ROLLBACK")
             upsertInstance = try connection.prepare(
                 """
-                INSERT INTO instances (kind, id, epoch, version, state, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                INSERT INTO instances (kind, id, epoch, version, state, updated_at, run) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
                 ON CONFLICT (kind, id) DO UPDATE SET epoch = excluded.epoch, version = excluded.version,
-                    state = excluded.state, updated_at = excluded.updated_at
+                    state = excluded.state, updated_at = excluded.updated_at, run = excluded.run
                 """
             )
             deleteOtherEpochPatches = try connection.prepare("DELETE FROM patches WHERE kind = ?1 AND id = ?2 AND epoch <> ?3")

@@ -4,14 +4,30 @@ import JSON
 
 /// The writer thread: commits each due batch in one transaction, then tells the waiters.
 extension SQLiteStateStore {
+    /// Commits batches until the store is closed, then sets the clean-stop marker (only
+    /// when the last batch committed: a stop that loses changes is not clean).
     func writerLoop() {
+        var failed = false
+        var failuresWhileStopping = 0
         while let batch = pending.nextBatch(flushInterval: options.flushInterval, flushChanges: options.flushChanges) {
             do {
                 try write(batch)
+                failed = false
                 for callback in pending.committed(batch) {
                     callback()
                 }
             } catch {
+                failed = true
+                if pending.isStopping {
+                    failuresWhileStopping += 1
+                    if failuresWhileStopping >= 3 {
+                        logger.error(
+                            "giving up on uncommitted state changes at shutdown",
+                            metadata: ["path": options.path, "error": error.message, "changes": String(batch.changeCount)]
+                        )
+                        break
+                    }
+                }
                 logger.error(
                     "could not commit state changes; retrying in 1 s",
                     metadata: ["path": options.path, "error": error.message, "changes": String(batch.changeCount)]
@@ -20,6 +36,14 @@ extension SQLiteStateStore {
                 Thread.sleep(forTimeInterval: 1)
             }
         }
+        if !failed {
+            do {
+                try StoreRuns.markCleanStop(writer)
+            } catch {
+                logger.error("could not mark the clean stop; the next start continues instances under new epochs", metadata: ["error": error.message])
+            }
+        }
+        writerStopped()
     }
 
     private func write(_ batch: PendingBatches.Batch) throws(PersistenceError) {
@@ -61,6 +85,7 @@ extension SQLiteStateStore {
         upsert.bind(4, entry.version)
         upsert.bind(5, bytes: writer.bytes)
         upsert.bind(6, now)
+        upsert.bind(7, runs.current)
         try upsert.run()
 
         let clean = statements.deleteOtherEpochPatches

@@ -2,7 +2,7 @@ import Foundation
 public import Hub
 import JSON
 public import Logging
-import Synchronization
+import Locking
 
 /// Keeps every instance's state, version, epoch and recent patches in an SQLite database
 /// (WAL mode), so that a restart is invisible to clients.
@@ -38,13 +38,17 @@ public final class SQLiteStateStore: StateStore, @unchecked Sendable {
     let logger: Logger
     let writer: SQLiteConnection
     let statements: SQLiteSchema.WriteStatements
-    private let reader: Mutex<SQLiteReader>
+    /// This run and which rows may continue their epoch.
+    let runs: StoreRuns
+    private let reader: Locked<SQLiteReader>
     let pending = PendingBatches()
+    private let stopped = Locked<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
-    private init(options: Options, writer: SQLiteConnection, logger: Logger) throws(PersistenceError) {
+    private init(options: Options, writer: SQLiteConnection, runs: StoreRuns, logger: Logger) throws(PersistenceError) {
         self.options = options
         self.writer = writer
-        self.reader = Mutex(try SQLiteReader(path: options.path))
+        self.runs = runs
+        self.reader = Locked(try SQLiteReader(path: options.path, trustedFromRun: runs.trustedFrom))
         self.logger = logger
         self.statements = try SQLiteSchema.WriteStatements(writer)
     }
@@ -62,9 +66,18 @@ public final class SQLiteStateStore: StateStore, @unchecked Sendable {
             }
         }
         let writer = try SQLiteConnection(path: options.path)
-        try SQLiteSchema.prepare(writer, fullSync: options.fullSync)
-        let store = try SQLiteStateStore(options: options, writer: writer, logger: logger)
-        logger.info("state store opened", metadata: ["path": options.path, "flushMs": String(options.flushInterval.milliseconds)])
+        let runs = try SQLiteSchema.prepare(writer, fullSync: options.fullSync)
+        let store = try SQLiteStateStore(options: options, writer: writer, runs: runs, logger: logger)
+        logger.info(
+            "state store opened",
+            metadata: ["path": options.path, "flushMs": String(options.flushInterval.milliseconds), "run": String(runs.current)]
+        )
+        if runs.trustedFrom == runs.current && runs.current > 1 {
+            logger.info(
+                "the previous run did not stop cleanly and its acks were not durable: stored instances continue under new epochs (clients get snapshots)",
+                metadata: ["path": options.path]
+            )
+        }
         return store
     }
 
@@ -80,7 +93,7 @@ public final class SQLiteStateStore: StateStore, @unchecked Sendable {
     // MARK: StateStore
 
     public func load(_ address: ReactorAddress) throws -> StoredInstance? {
-        let stored = try reader.withLock { reader throws(PersistenceError) in
+        let stored = try reader.withLock { reader in
             try reader.load(address)
         }
         // The overlay also records the version found on disk as durable.
@@ -116,10 +129,28 @@ public final class SQLiteStateStore: StateStore, @unchecked Sendable {
         }
     }
 
-    /// Commits what is pending and stops the writer thread.
+    /// Commits what is pending, stops the writer thread and marks the stop clean (see
+    /// `StoreRuns`). Call once nothing more can reach clients (the server has stopped).
     public func close() async {
         await flush()
         pending.stop()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = stopped.withLock { stopped in
+                if !stopped.done { stopped.waiters.append(continuation) }
+                return stopped.done
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    /// Called by the writer thread as it ends.
+    func writerStopped() {
+        let waiters = stopped.withLock { stopped in
+            stopped.done = true
+            defer { stopped.waiters = [] }
+            return stopped.waiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 }
 

@@ -145,8 +145,10 @@ extension ReactorInstance {
         return frames
     }
 
-    /// Sends now, or through the gate when acks must be durable.
-    private func deliver(_ message: OutboundMessage, to recipients: DeliveryGate.Recipients, requiredVersion: Int?) {
+    /// Sends now, or through the gate when acks must be durable: with durable acks,
+    /// nothing that reveals a version (an ack, a patch, a snapshot) leaves before that
+    /// version is on disk, so that a crash never loses a version a client has seen.
+    func deliver(_ message: OutboundMessage, to recipients: DeliveryGate.Recipients, requiredVersion: Int?) {
         guard gated else {
             send(message, to: recipients)
             return

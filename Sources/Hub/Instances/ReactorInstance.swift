@@ -131,16 +131,16 @@ where R.Action: Decodable, R.State: Encodable {
                let missed = shared.history.frames(after: since.version, current: shared.version)
             {
                 // `resumed` names the version the client holds; the missed patches continue from it.
-                context.channel.send(
+                deliver(
                     ServerMessage.resumed(addressText, ref: ref, epoch: shared.epoch, version: since.version, stream: stream),
-                    to: id
+                    to: .one(id), requiredVersion: shared.version
                 )
                 for frame in missed {
-                    context.channel.send(frame, to: id)
+                    deliver(frame, to: .one(id), requiredVersion: shared.version)
                 }
                 return
             }
-            context.channel.send(snapshot(&shared, ref: ref), to: id)
+            deliver(snapshot(&shared, ref: ref), to: .one(id), requiredVersion: shared.version)
         }
     }
 
@@ -156,7 +156,7 @@ where R.Action: Decodable, R.State: Encodable {
     func resync(_ id: ConnectionID) {
         shared.withLock { shared in
             guard shared.subscribers.contains(id) else { return }
-            context.channel.send(snapshot(&shared, ref: nil), to: id)
+            deliver(snapshot(&shared, ref: nil), to: .one(id), requiredVersion: shared.version)
         }
     }
 

@@ -7,7 +7,8 @@ public import JSON
 /// The hub records every published change from the instance's serial context, so
 /// `record` must not block: implementations queue it and write batches elsewhere.
 public protocol StateStore: Sendable {
-    /// What is kept of `address`, or nil when nothing is.
+    /// What is kept of `address`, or nil when nothing is; its `continuity` says whether
+    /// its epoch may continue.
     func load(_ address: ReactorAddress) throws -> StoredInstance?
     /// Queues one published change: the state after it, and its patch frame (nil when
     /// the instance starts a new epoch and has no patch yet).
@@ -23,6 +24,21 @@ public protocol StateStore: Sendable {
 
 /// One instance as kept between restarts.
 public struct StoredInstance: Sendable, Equatable {
+    /// Whether the stored version is known to be the last one clients were sent.
+    ///
+    /// The rule every store holds (docs/protocol.md): a version number is never issued
+    /// twice within one epoch. After an unclean stop without durable acks, versions past
+    /// the stored one may have reached clients and been lost; continuing the same epoch
+    /// would issue those numbers again with other contents, so the hub continues such an
+    /// instance under a new epoch.
+    public enum Continuity: Sendable, Equatable {
+        /// Nothing past `version` was published: the epoch may continue.
+        case proven
+        /// The process that published this instance stopped uncleanly while acks were
+        /// not durable: versions past `version` may have been published and lost.
+        case unproven
+    }
+
     /// The epoch the instance had.
     public var epoch: String
     /// Its version.
@@ -31,13 +47,16 @@ public struct StoredInstance: Sendable, Equatable {
     public var state: JSONValue
     /// The recent patch frames, by version, oldest first.
     public var patches: [StoredPatch]
+    /// Whether the epoch may continue from `version`.
+    public var continuity: Continuity
 
     /// Creates a stored instance.
-    public init(epoch: String, version: Int, state: JSONValue, patches: [StoredPatch]) {
+    public init(epoch: String, version: Int, state: JSONValue, patches: [StoredPatch], continuity: Continuity = .proven) {
         self.epoch = epoch
         self.version = version
         self.state = state
         self.patches = patches
+        self.continuity = continuity
     }
 }
 
