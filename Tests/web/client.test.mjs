@@ -285,6 +285,29 @@ test('a `resumed` of another epoch, or behind the held version, is answered by a
   assert.equal(client.reactor(address).epoch, 'other');
 });
 
+test('after a resume, a missed patch that does not apply (another history) re-joins without since', async () => {
+  const { client, socket, address } = await joined('counter/lobby', 5);
+  const errors = [];
+  client.on('error', (e) => errors.push(e));
+  socket.serverClose(1006);
+  timers.advance(1000);
+  const next = FakeWebSocket.last;
+  next.open();
+  const join = next.lastSent('join', address);
+  assert.deepEqual(join.since, { epoch: EPOCH, version: 5 });
+  next.receive({ type: 'resumed', reactor: address, ref: join.ref, epoch: EPOCH, version: 5 });
+  // A server that reissued version 6 with other contents: the patch does not fit our copy.
+  next.receive(patch(address, 6, [{ op: 'replace', path: '/missing', value: 1 }]));
+  next.receive(patch(address, 7, setValue(7)));
+  assert.deepEqual(client.reactor(address), { address, state: { value: 5, isLoading: false }, epoch: EPOCH, version: 5 });
+  assert.deepEqual(errors.map((e) => e.code), ['bad_patch']);
+  const again = next.sent.filter((m) => m.type === 'join' && m.reactor === address);
+  assert.equal(again.length, 2, 'one re-join, not one per later patch');
+  assert.equal(again[1].since, undefined);
+  next.receive({ type: 'snapshot', reactor: address, ref: again[1].ref, epoch: EPOCH, version: 7, state: { value: 7, isLoading: false } });
+  assert.deepEqual(client.reactor(address), { address, state: { value: 7, isLoading: false }, epoch: EPOCH, version: 7 });
+});
+
 test('a join made while reconnecting is sent (without since) once the connection is back', async () => {
   const { client, socket } = await joined('counter/lobby', 5);
   socket.serverClose(1006);
