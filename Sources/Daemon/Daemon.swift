@@ -4,10 +4,11 @@ import Glibc
 import Dispatch
 import Foundation
 public import Hub
+import Lifecycle
 import Logging
 import Persistence
 import Reactors
-import Transport
+public import Transport
 
 /// The `reactorhub` executable: reads the configuration, serves the shipped reactor kinds
 /// and shuts down gracefully on SIGINT or SIGTERM.
@@ -56,31 +57,32 @@ public enum Daemon {
             printError("\(error)")
             return 2
         }
+        var services: [any Service] = []
         let store: any StateStore
-        let sqlite: SQLiteStateStore?
         switch configuration.persistence.kind {
         case .memory:
             store = MemoryStateStore()
-            sqlite = nil
         case .sqlite:
             do {
                 var options = SQLiteStateStore.Options(path: configuration.persistence.path)
                 options.flushInterval = .milliseconds(configuration.persistence.flushMs)
                 options.flushChanges = configuration.persistence.flushChanges
                 options.fullSync = configuration.persistence.durableAcks
-                let opened = try SQLiteStateStore.open(options)
-                opened.start()
+                let opened = try SQLiteStateStore.open(options, logger: logger)
                 store = opened
-                sqlite = opened
+                services.append(opened)
             } catch {
                 printError(error.message)
                 return 2
             }
         }
+        let server = WebSocketServer(configuration: configuration.transportConfiguration(), logger: logger)
         let hub = Hub(
             configuration: configuration.hubConfiguration(serverName: "reactorhub/\(version)"),
             registry: registry,
-            store: store
+            store: store,
+            transport: server,
+            logger: logger
         )
         let port: Int
         do {
@@ -95,10 +97,16 @@ public enum Daemon {
             "reactorhub started",
             metadata: ["port": String(port), "host": configuration.host, "kinds": registry.names.joined(separator: ",")]
         )
-        let signal = await SignalWaiter.waitForTermination()
-        logger.info("shutting down", metadata: ["signal": signal])
-        await hub.shutdown(grace: .milliseconds(configuration.shutdownGraceMs))
-        await sqlite?.close()
+        // Stopped in reverse: eviction, then the hub drains, then the server delivers what
+        // is queued and closes every client with 1001, then the store commits and closes.
+        services += [server, hub, IdleEviction(hub: hub)]
+        let group = ServiceGroup(services: services, shutdownSignal: SignalWaiter.waitForTermination, logger: logger)
+        do {
+            try await group.run()
+        } catch {
+            logger.error("stopped after a failure", metadata: ["error": "\(error)"])
+            return 1
+        }
         logger.info("reactorhub stopped")
         return 0
     }
@@ -113,24 +121,32 @@ public enum Daemon {
 }
 
 extension Configuration {
+    /// The WebSocket server's settings taken from this configuration.
+    public func transportConfiguration() -> TransportConfiguration {
+        var transport = TransportConfiguration()
+        transport.host = host
+        transport.port = port
+        transport.webRoot = webRoot
+        transport.serverName = "reactorhub"
+        transport.maxMessageBytes = limits.maxMessageBytes
+        transport.maxConnections = limits.maxConnections
+        transport.pingIntervalSeconds = keepalive.pingSeconds
+        transport.pingTimeoutSeconds = keepalive.timeoutSeconds
+        transport.shutdownGrace = .milliseconds(shutdownGraceMs)
+        return transport
+    }
+
     /// The hub's settings taken from this configuration.
     public func hubConfiguration(serverName: String) -> HubConfiguration {
         var hub = HubConfiguration()
-        hub.transport.host = host
-        hub.transport.port = port
-        hub.transport.webRoot = webRoot
-        hub.transport.serverName = "reactorhub"
-        hub.transport.maxMessageBytes = limits.maxMessageBytes
-        hub.transport.maxConnections = limits.maxConnections
-        hub.transport.outboundQueueBytes = limits.outboundQueueBytes
-        hub.transport.pingIntervalSeconds = keepalive.pingSeconds
-        hub.transport.pingTimeoutSeconds = keepalive.timeoutSeconds
         hub.serverName = serverName
         hub.maxJoinsPerConnection = limits.maxJoinsPerConnection
         hub.actionsPerSecond = limits.actionsPerSecond
         hub.actionBurst = limits.actionBurst
+        hub.outboundQueueBytes = limits.outboundQueueBytes
         hub.historyPatches = history.patches
         hub.durableAcks = persistence.kind == .sqlite && persistence.durableAcks
+        hub.shutdownGrace = .milliseconds(shutdownGraceMs)
         return hub
     }
 }

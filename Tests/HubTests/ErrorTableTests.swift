@@ -31,8 +31,8 @@ struct ErrorTableTests {
 
     @Test(arguments: cases)
     func refusalIsAnsweredAndPingStillWorks(_ testCase: Case) async throws {
-        try await withHub { _, port in
-            let client = try await ProtocolClient.connect(port: port)
+        try await withHub { _, server in
+            let client = try await server.connect()
             try await client.send(testCase.message)
             let reply = try await client.next()
             #expect(reply["type"] == "error")
@@ -47,8 +47,8 @@ struct ErrorTableTests {
     }
 
     @Test func unknownActionListsTheActionsAndChangesNothing() async throws {
-        try await withHub { _, port in
-            let client = try await ProtocolClient.connect(port: port)
+        try await withHub { _, server in
+            let client = try await server.connect()
             try await client.join("counter/e")
             try await client.send(#"{"type":"action","reactor":"counter/e","action":{"type":"jump"},"ref":3}"#)
             let reply = try await client.next()
@@ -62,8 +62,8 @@ struct ErrorTableTests {
     }
 
     @Test func wrongMemberTypeNamesTheMember() async throws {
-        try await withHub { _, port in
-            let client = try await ProtocolClient.connect(port: port)
+        try await withHub { _, server in
+            let client = try await server.connect()
             try await client.join("weather/e")
             try await client.send(#"{"type":"action","reactor":"weather/e","action":{"type":"searchCityWeather","city":5},"ref":1}"#)
             let reply = try await client.next()
@@ -78,8 +78,8 @@ struct ErrorTableTests {
     }
 
     @Test func joinsPastTheLimitAreRefused() async throws {
-        try await withHub(configure: { $0.maxJoinsPerConnection = 2 }) { _, port in
-            let client = try await ProtocolClient.connect(port: port)
+        try await withHub(configure: { $0.maxJoinsPerConnection = 2 }) { _, server in
+            let client = try await server.connect()
             try await client.join("counter/a")
             try await client.join("counter/b")
             try await client.send(#"{"type":"join","reactor":"counter/c","ref":"c"}"#)
@@ -97,8 +97,8 @@ struct ErrorTableTests {
         try await withHub(configure: {
             $0.actionsPerSecond = 5
             $0.actionBurst = 3
-        }) { _, port in
-            let client = try await ProtocolClient.connect(port: port)
+        }) { _, server in
+            let client = try await server.connect()
             try await client.join("weather/rate")
             for ref in 1...4 {
                 try await client.send(#"{"type":"action","reactor":"weather/rate","action":{"type":"nope"},"ref":\#(ref)}"#)

@@ -6,8 +6,8 @@ import Testing
 @Suite("Idle instances")
 struct EvictionTests {
     @Test func idleInstancesAreEvictedAndComeBackWithEpochVersionAndHistory() async throws {
-        try await withHub(counterDelay: .milliseconds(1), configure: { $0.idleEviction = .milliseconds(200) }) { hub, port in
-            let client = try await ProtocolClient.connect(port: port)
+        try await withHub(counterDelay: .milliseconds(1), configure: { $0.idleEviction = .milliseconds(200) }) { hub, server in
+            let client = try await server.connect()
             let snapshot = try await client.join("counter/idle")
             let epoch = try #require(snapshot["epoch"]?.stringValue)
             try await client.send(#"{"type":"action","reactor":"counter/idle","action":"increase"}"#)
@@ -40,10 +40,10 @@ struct EvictionTests {
     }
 
     @Test func instancesWithSubscribersOrRunningEffectsStay() async throws {
-        try await withHub(counterDelay: .milliseconds(600), configure: { $0.idleEviction = .milliseconds(100) }) { hub, port in
-            let watcher = try await ProtocolClient.connect(port: port)
+        try await withHub(counterDelay: .milliseconds(600), configure: { $0.idleEviction = .milliseconds(100) }) { hub, server in
+            let watcher = try await server.connect()
             try await watcher.join("counter/watched")
-            let actor = try await ProtocolClient.connect(port: port)
+            let actor = try await server.connect()
             try await actor.join("counter/busy")
             try await actor.send(#"{"type":"action","reactor":"counter/busy","action":"increase"}"#)
             _ = try await actor.next()
