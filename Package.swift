@@ -23,6 +23,7 @@ let package = Package(
             providers: [.apt(["libwebsockets-dev"])]
         ),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "Locking", swiftSettings: strict),
         .target(name: "Logging", swiftSettings: strict),
         .target(name: "Transport", dependencies: ["CLibWebSockets", "Logging"], swiftSettings: strict),
