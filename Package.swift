@@ -30,6 +30,7 @@ let package = Package(
         .target(name: "Reactor", dependencies: ["Locking", "Logging"], swiftSettings: strict),
         .target(name: "ReactorTesting", dependencies: ["Reactor", "Locking"], swiftSettings: strict),
         .target(name: "JSON", swiftSettings: strict),
+        .target(name: "Auth", dependencies: ["CCrypto", "JSON", "Locking"], swiftSettings: strict),
         .target(name: "Hub", dependencies: ["Reactor", "JSON", "Transport", "Logging"], swiftSettings: strict),
         .target(name: "Reactors", dependencies: ["Reactor", "JSON"], swiftSettings: strict),
         .target(name: "Persistence", dependencies: ["CSQLite", "Hub", "JSON", "Logging"], swiftSettings: strict),
@@ -49,6 +50,7 @@ let package = Package(
         .testTarget(name: "HubTests", dependencies: ["Hub", "Reactors", "Reactor", "JSON", "Transport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ReactorsTests", dependencies: ["Reactors", "Reactor", "ReactorTesting", "JSON"], swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "JSON", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "AuthTests", dependencies: ["Auth", "JSON"], swiftSettings: strict),
         .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "Hub", "JSON"], swiftSettings: strict),
         .testTarget(
             name: "JSONTests",
