@@ -50,7 +50,7 @@ let package = Package(
         .testTarget(name: "HubTests", dependencies: ["Hub", "Reactors", "Reactor", "JSON", "Transport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ReactorsTests", dependencies: ["Reactors", "Reactor", "ReactorTesting", "JSON"], swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "JSON", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "AuthTests", dependencies: ["Auth", "JSON"], swiftSettings: strict),
+        .testTarget(name: "AuthTests", dependencies: ["Auth", "JSON"], exclude: ["Vectors"], swiftSettings: strict),
         .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "Hub", "JSON"], swiftSettings: strict),
         .testTarget(
             name: "JSONTests",
