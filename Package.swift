@@ -23,6 +23,7 @@ let package = Package(
             providers: [.apt(["libwebsockets-dev"])]
         ),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "Locking", swiftSettings: strict),
         .target(name: "Logging", swiftSettings: strict),
         .target(name: "Lifecycle", dependencies: ["Logging"], swiftSettings: strict),
@@ -30,6 +31,7 @@ let package = Package(
         .target(name: "Reactor", dependencies: ["Locking", "Logging"], swiftSettings: strict),
         .target(name: "ReactorTesting", dependencies: ["Reactor", "Locking"], swiftSettings: strict),
         .target(name: "JSON", swiftSettings: strict),
+        .target(name: "Auth", dependencies: ["CCrypto", "JSON", "Locking"], swiftSettings: strict),
         .target(name: "Hub", dependencies: ["Reactor", "JSON", "Transport", "Lifecycle", "Locking", "Logging"], swiftSettings: strict),
         .target(name: "Reactors", dependencies: ["Reactor", "JSON"], swiftSettings: strict),
         .target(name: "Persistence", dependencies: ["CSQLite", "Hub", "JSON", "Lifecycle", "Locking", "Logging"], swiftSettings: strict),
@@ -49,6 +51,7 @@ let package = Package(
         .testTarget(name: "HubTests", dependencies: ["Hub", "Reactors", "Reactor", "JSON", "Transport", "TestSupport", "Locking", "Logging"], swiftSettings: strict),
         .testTarget(name: "ReactorsTests", dependencies: ["Reactors", "Reactor", "ReactorTesting", "JSON"], swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "JSON", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "AuthTests", dependencies: ["Auth", "JSON"], exclude: ["Vectors"], swiftSettings: strict),
         .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "Hub", "JSON"], swiftSettings: strict),
         .testTarget(
             name: "JSONTests",
