@@ -25,7 +25,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "Locking", swiftSettings: strict),
-        .target(name: "Logging", swiftSettings: strict),
+        .target(name: "Logging", dependencies: ["Locking"], swiftSettings: strict),
         .target(name: "Lifecycle", dependencies: ["Logging"], swiftSettings: strict),
         .target(name: "Transport", dependencies: ["CLibWebSockets", "Lifecycle", "Locking", "Logging"], swiftSettings: strict),
         .target(name: "Reactor", dependencies: ["Locking", "Logging"], swiftSettings: strict),
@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "ReactorsTests", dependencies: ["Reactors", "Reactor", "ReactorTesting", "JSON"], swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "JSON", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "JSON"], exclude: ["Vectors"], swiftSettings: strict),
-        .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "Hub", "JSON"], swiftSettings: strict),
+        .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "Hub", "JSON", "Logging"], swiftSettings: strict),
         .testTarget(
             name: "JSONTests",
             dependencies: ["JSON"],

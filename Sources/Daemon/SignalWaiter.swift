@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Dispatch
-import Synchronization
+import Locking
 
 /// Waits for SIGINT or SIGTERM without a signal handler running Swift code: both signals
 /// are ignored at the process level and observed through Dispatch sources.
@@ -11,7 +11,7 @@ enum SignalWaiter {
     static func waitForTermination() async -> String {
         signal(SIGPIPE, SIG_IGN)
         let queue = DispatchQueue(label: "reactorhub.signals")
-        let resumed = Mutex(false)
+        let resumed = Locked(false)
         return await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
             var sources: [any DispatchSourceSignal] = []
             for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {

@@ -59,7 +59,7 @@ public final class SQLiteStateStore: StateStore, @unchecked Sendable {
     /// Opens (or creates) the database at `options.path`, checks that it is a ReactorHub
     /// database it can write, and prepares it. Nothing is written to a file that is not
     /// a ReactorHub database, or that is corrupt.
-    public static func open(_ options: Options, logger: Logger = Logger(label: "persistence")) throws(PersistenceError) -> SQLiteStateStore {
+    public static func open(_ options: Options, logger: Logger) throws(PersistenceError) -> SQLiteStateStore {
         let folder = (options.path as NSString).deletingLastPathComponent
         if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
             do {

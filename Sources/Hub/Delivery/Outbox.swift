@@ -60,6 +60,9 @@ struct Outbox {
     private var chokes: UInt64 = 0
     /// Writes that carried several merged patches (diagnostics).
     private(set) var mergedWrites = 0
+    /// Queued entries the shedding visited, ever: each entry at most once (tests hold the
+    /// policy to O(1) per message with it).
+    private(set) var shedVisits = 0
     /// Closed (overloaded, or the connection is gone): nothing is queued any more.
     private(set) var isClosed = false
 
@@ -171,6 +174,7 @@ struct Outbox {
         while droppableHead < droppable.count {
             let index = droppable[droppableHead]
             droppableHead += 1
+            shedVisits += 1
             guard index >= head, let entry = entries[index]?.outgoing else { continue }
             if case .patch(let stream, _) = entry, laggingSet.insert(stream).inserted {
                 newlyLagging.append(stream)
