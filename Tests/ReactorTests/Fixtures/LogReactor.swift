@@ -1,3 +1,4 @@
+import Locking
 import Reactor
 /// ReactorKit's re-entrancy fixture: each action reduces an enter and an exit mutation; `.b` can
 /// be sent from inside `reduce` through `followUp`.

@@ -1,3 +1,4 @@
+import Locking
 import Logging
 import Reactor
 /// Log records captured for the whole test process, so that tests can check what was logged
