@@ -5,7 +5,7 @@ public struct HubConfiguration: Sendable, Equatable {
     /// The WebSocket server's settings (host, port, web root, message and queue limits).
     public var transport = TransportConfiguration()
     /// The `server` member of `hello`.
-    public var serverName = "reactorhub/0.1.0"
+    public var serverName = "reactorhub/\(ReactorHubVersion.current)"
     /// Joins one connection may hold at once (`too_many_joins` beyond).
     public var maxJoinsPerConnection = 64
     /// Actions per second one connection may send on average (`rate_limited` beyond).
