@@ -93,6 +93,7 @@ public enum Daemon {
             registry: registry,
             store: store
         )
+        let terminations = SignalWaiter.observeTermination()
         let port: Int
         do {
             port = try hub.start()
@@ -109,7 +110,8 @@ public enum Daemon {
                 "config": file ?? "built-in defaults",
             ]
         )
-        let signal = await SignalWaiter.waitForTermination()
+        var received = terminations.makeAsyncIterator()
+        let signal = await received.next() ?? "SIGTERM"
         logger.info("shutting down", metadata: ["signal": signal])
         await hub.shutdown(grace: .milliseconds(configuration.shutdownGraceMs))
         await sqlite?.close()
