@@ -1,4 +1,4 @@
-import Daemon
+@testable import Daemon
 import Testing
 
 @Suite("Configuration paths")
@@ -92,5 +92,21 @@ struct ConfigurationPathTests {
     @Test func theDatabaseNeedNotExist() throws {
         let disk = disk.adding("/etc/rh/c.json", #"{"persistence": {"kind": "sqlite", "path": "/var/lib/rh/db.sqlite"}}"#)
         #expect(try disk.load(["--config", "/etc/rh/c.json"]).persistence.path == "/var/lib/rh/db.sqlite")
+    }
+
+    @Test(arguments: [
+        ("web", "/etc/rh", "/etc/rh/web"),
+        ("../web", "/usr/share/rh/config", "/usr/share/rh/web"),
+        ("./a//b/./c.json", "/x", "/x/a/b/c.json"),
+        ("/abs/../other", "/ignored", "/other"),
+        ("../../..", "/a", "/"),
+    ])
+    func relativePathsAreResolvedOnTheText(path: String, base: String, resolved: String) {
+        #expect(Paths.resolve(path, against: base) == resolved)
+    }
+
+    @Test func theFolderOfAPath() {
+        #expect(Paths.directory(of: "/etc/reactorhub/reactorhub.json") == "/etc/reactorhub")
+        #expect(Paths.directory(of: "/reactorhub.json") == "/")
     }
 }
