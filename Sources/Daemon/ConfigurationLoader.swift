@@ -19,7 +19,7 @@ struct ConfigurationLoader {
     /// the values set by flags, in command-line order.
     func load(configFile: String?, flags: [CommandLineOptions.FlagValue]) throws(ConfigurationError) -> Loaded {
         var configuration = Configuration()
-        /// The folder a key's relative path is taken from; keys absent keep their default.
+        // The folder each key set by the file, the environment or a flag takes a relative path from.
         var bases: [String: String] = [:]
 
         let file = locate(configFile)
