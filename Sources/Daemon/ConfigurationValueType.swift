@@ -101,7 +101,7 @@ extension ConfigurationValueType where Value == String {
     }
 }
 
-extension ConfigurationValueType where Value: RawRepresentable & CaseIterable, Value.RawValue == String {
+extension ConfigurationValueType where Value: RawRepresentable & CaseIterable & Sendable, Value.RawValue == String {
     /// One of the enumeration's raw values.
     static var choice: Self {
         Self(
