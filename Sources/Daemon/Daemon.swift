@@ -14,13 +14,13 @@ public import Transport
 /// and shuts down gracefully on SIGINT or SIGTERM.
 public enum Daemon {
     /// The version `--version` and `hello.server` report.
-    public static let version = "0.1.0"
+    public static let version = ReactorHubVersion.current
 
     /// Runs the daemon; returns the process exit status (0 after a clean shutdown, 2 for a
     /// bad command line or configuration, 1 when the server cannot start).
     public static func main(arguments: [String], environment: [String: String]) async -> Int32 {
         let options: CommandLineOptions
-        let configuration: Configuration
+        let loaded: ConfigurationLoader.Loaded
         do {
             options = try CommandLineOptions(arguments: arguments)
             switch options.mode {
@@ -30,25 +30,33 @@ public enum Daemon {
             case .version:
                 print("reactorhub \(version)")
                 return 0
+            case .printConfigReference:
+                print(ConfigurationReference.markdownTable, terminator: "")
+                return 0
+            case .token:
+                printError("token: not available yet")
+                return 1
             case .run, .printConfig:
                 break
             }
-            configuration = try options.effectiveConfiguration(environment: environment) { path in
-                FileManager.default.contents(atPath: path).map { [UInt8]($0) }
-            }
+            loaded = try ConfigurationLoader(context: .live(environment: environment))
+                .load(configFile: options.configFile, flags: options.flags)
         } catch {
             printError(error.message)
             return 2
         }
         if options.mode == .printConfig {
-            print(PrettyPrinter.render(configuration.json))
+            print(PrettyPrinter.render(loaded.configuration.json()))
             return 0
         }
-        return await serve(configuration)
+        return await serve(loaded.configuration, from: loaded.file)
     }
 
-    private static func serve(_ configuration: Configuration) async -> Int32 {
-        LoggingSystem.bootstrap(StandardErrorLogHandler(), level: configuration.logLevel)
+    private static func serve(_ configuration: Configuration, from file: String?) async -> Int32 {
+        switch configuration.logFormat {
+        case .text: LoggingSystem.bootstrap(StandardErrorLogHandler(), level: configuration.logLevel)
+        case .json: LoggingSystem.bootstrap(JSONLogHandler(), level: configuration.logLevel)
+        }
         let logger = Logger(label: "reactorhub")
         let registry: ReactorRegistry
         do {
@@ -75,6 +83,9 @@ public enum Daemon {
                 printError(error.message)
                 return 2
             }
+        case .redis:
+            printError("persistence.kind \"redis\": the cluster store is not available yet")
+            return 2
         }
         let server = WebSocketServer(configuration: configuration.transportConfiguration(), logger: logger)
         let hub = Hub(
@@ -84,6 +95,7 @@ public enum Daemon {
             transport: server,
             logger: logger
         )
+        let terminations = SignalWaiter.observeTermination()
         let port: Int
         do {
             port = try hub.start()
@@ -95,12 +107,22 @@ public enum Daemon {
         fflush(nil)
         logger.info(
             "reactorhub started",
-            metadata: ["port": String(port), "host": configuration.host, "kinds": registry.names.joined(separator: ",")]
+            metadata: [
+                "port": String(port), "host": configuration.host, "kinds": registry.names.joined(separator: ","),
+                "config": file ?? "built-in defaults",
+            ]
         )
         // Stopped in reverse: eviction, then the hub drains, then the server delivers what
         // is queued and closes every client with 1001, then the store commits and closes.
         services += [server, hub, IdleEviction(hub: hub)]
-        let group = ServiceGroup(services: services, shutdownSignal: SignalWaiter.waitForTermination, logger: logger)
+        let group = ServiceGroup(
+            services: services,
+            shutdownSignal: {
+                var received = terminations.makeAsyncIterator()
+                return await received.next() ?? "cancelled"
+            },
+            logger: logger
+        )
         do {
             try await group.run()
         } catch {

@@ -1,7 +1,7 @@
 /// What the hub needs to know: the protocol's limits and the persistence mode.
 public struct HubConfiguration: Sendable, Equatable {
     /// The `server` member of `hello`.
-    public var serverName = "reactorhub"
+    public var serverName = "reactorhub/\(ReactorHubVersion.current)"
     /// Joins one connection may hold at once (`too_many_joins` beyond).
     public var maxJoinsPerConnection = 64
     /// Actions per second one connection may send on average (`rate_limited` beyond).
