@@ -87,6 +87,9 @@ struct LoadingTests {
             let client = try await server.connect()
             try await client.send(#"{"type":"join","reactor":"doc/broken","ref":1}"#)
             try await client.send(#"{"type":"action","reactor":"doc/broken","action":{"type":"set","path":"/a","value":1},"ref":2}"#)
+            // The pong proves both were routed (queued behind the load) before it fails.
+            try await client.pingPong()
+            failing.release()
             let first = try await client.next()
             let second = try await client.next()
             #expect(first["code"] == "internal" && first["ref"] == 1)
@@ -98,18 +101,24 @@ struct LoadingTests {
     }
 }
 
-/// Fails the first load, then behaves.
+/// Fails the first load once the test releases it, then behaves.
 final class FailingOnceStore: StateStore {
     struct Failure: Error, CustomStringConvertible { var description: String { "disk on fire" } }
     let inner = MemoryStateStore()
     private let failed = Locked(false)
+    private let gate = DispatchSemaphore(value: 0)
+
+    func release() { gate.signal() }
 
     func load(_ address: ReactorAddress) throws -> StoredInstance? {
         let first = failed.withLock { failed in
             defer { failed = true }
             return !failed
         }
-        if first { throw Failure() }
+        if first {
+            gate.wait()
+            throw Failure()
+        }
         return try inner.load(address)
     }
 

@@ -35,7 +35,7 @@ struct LifecycleTests {
     @Test func silentPeerIsDroppedByTheKeepalive() async throws {
         try await withServer(configure: {
             $0.pingIntervalSeconds = 1
-            $0.pingTimeoutSeconds = 2
+            $0.pingTimeoutSeconds = 6
         }) { server, port, handler in
             let silent = try await WebSocketTestClient.connect(port: port)
             let lively = try await WebSocketTestClient.connect(port: port)
