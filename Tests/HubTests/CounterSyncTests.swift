@@ -24,8 +24,9 @@ struct CounterSyncTests {
         }
     }
 
-    @Test func increaseFollowsTheSeedSequenceWithConsecutiveVersions() async throws {
-        try await withHub { _, server in
+    @Test(arguments: [TestTransport.inMemory, .overTheWire])
+    func increaseFollowsTheSeedSequenceWithConsecutiveVersions(transport: TestTransport) async throws {
+        try await withHub(transport: transport) { _, server in
             let client = try await server.connect()
             let snapshot = try await client.join("counter/seq")
             #expect(snapshot["version"] == 0)

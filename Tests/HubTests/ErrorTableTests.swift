@@ -29,9 +29,9 @@ struct ErrorTableTests {
         Case(name: "bad since", message: #"{"type":"join","reactor":"counter/e","since":{"epoch":1}}"#, code: "bad_request", ref: nil, mentions: ["since"]),
     ]
 
-    @Test(arguments: cases)
-    func refusalIsAnsweredAndPingStillWorks(_ testCase: Case) async throws {
-        try await withHub { _, server in
+    @Test(arguments: cases, [TestTransport.inMemory, .overTheWire])
+    func refusalIsAnsweredAndPingStillWorks(_ testCase: Case, transport: TestTransport) async throws {
+        try await withHub(transport: transport) { _, server in
             let client = try await server.connect()
             try await client.send(testCase.message)
             let reply = try await client.next()
@@ -95,7 +95,9 @@ struct ErrorTableTests {
 
     @Test func actionsPastTheRateAreRefusedThenAllowedAgain() async throws {
         try await withHub(configure: {
-            $0.actionsPerSecond = 5
+            // A slow refill: the four actions arrive well within half a second of each other
+            // even on a loaded machine.
+            $0.actionsPerSecond = 2
             $0.actionBurst = 3
         }) { _, server in
             let client = try await server.connect()
@@ -109,7 +111,7 @@ struct ErrorTableTests {
             }
             #expect(codes == ["unknown_action", "unknown_action", "unknown_action", "rate_limited"])
             try await client.pingPong()
-            try await Task.sleep(for: .milliseconds(450))
+            try await Task.sleep(for: .milliseconds(1200))
             try await client.send(#"{"type":"action","reactor":"weather/rate","action":{"type":"nope"},"ref":5}"#)
             #expect(try await client.next()["code"] == "unknown_action")
         }

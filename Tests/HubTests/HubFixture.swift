@@ -4,6 +4,7 @@ import Logging
 import Reactor
 import Reactors
 import TestSupport
+import Testing
 import Transport
 
 /// Cities the test weather use case knows.
@@ -14,9 +15,11 @@ let testCities = [
 
 /// Where a test's hub runs: in memory (the default: deterministic, no sockets) or over
 /// real sockets through the libwebsockets server (a few tests per area).
-enum TestTransport {
+enum TestTransport: Sendable, CustomTestStringConvertible {
     case inMemory
     case overTheWire
+
+    var testDescription: String { self == .inMemory ? "in memory" : "over the wire" }
 }
 
 /// The hub under test and how to reach it.

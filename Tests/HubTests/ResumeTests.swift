@@ -15,8 +15,9 @@ struct ResumeTests {
         }
     }
 
-    @Test func resumeSendsResumedThenExactlyTheMissedPatches() async throws {
-        try await withHub(counterDelay: .milliseconds(1)) { _, server in
+    @Test(arguments: [TestTransport.inMemory, .overTheWire])
+    func resumeSendsResumedThenExactlyTheMissedPatches(transport: TestTransport) async throws {
+        try await withHub(counterDelay: .milliseconds(1), transport: transport) { _, server in
             let client = try await server.connect()
             let snapshot = try await client.join("counter/resume")
             let epoch = try #require(snapshot["epoch"]?.stringValue)

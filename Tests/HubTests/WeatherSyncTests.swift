@@ -5,8 +5,9 @@ import Testing
 
 @Suite("Weather over protocol v1")
 struct WeatherSyncTests {
-    @Test func searchGoesLoadingWeatherLoaded() async throws {
-        try await withHub { _, server in
+    @Test(arguments: [TestTransport.inMemory, .overTheWire])
+    func searchGoesLoadingWeatherLoaded(transport: TestTransport) async throws {
+        try await withHub(transport: transport) { _, server in
             let client = try await server.connect()
             let snapshot = try await client.join("weather/w")
             #expect(snapshot["state"] == .object(["weather": .null, "isLoading": false]))
