@@ -13,6 +13,7 @@ static inline size_t rh_lws_pre(void) { return LWS_PRE; }
 /// Server options ReactorHub sets on its context.
 static inline uint64_t rh_lws_option_validate_utf8(void) { return LWS_SERVER_OPTION_VALIDATE_UTF8; }
 static inline uint64_t rh_lws_option_disable_ipv6(void) { return LWS_SERVER_OPTION_DISABLE_IPV6; }
+static inline uint64_t rh_lws_option_ssl_global_init(void) { return LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT; }
 static inline uint64_t rh_lws_option_security_headers(void) {
     return LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
 }
@@ -28,6 +29,18 @@ static inline int rh_lws_token_get_uri(void) { return WSI_TOKEN_GET_URI; }
 static inline int rh_lws_token_head_uri(void) { return WSI_TOKEN_HEAD_URI; }
 static inline int rh_lws_token_origin(void) { return WSI_TOKEN_ORIGIN; }
 static inline int rh_lws_token_protocol(void) { return WSI_TOKEN_PROTOCOL; }
+static inline int rh_lws_token_host(void) { return WSI_TOKEN_HOST; }
+static inline int rh_lws_token_authorization(void) { return WSI_TOKEN_HTTP_AUTHORIZATION; }
+static inline int rh_lws_token_post_uri(void) { return WSI_TOKEN_POST_URI; }
+static inline int rh_lws_token_put_uri(void) { return WSI_TOKEN_PUT_URI; }
+static inline int rh_lws_token_delete_uri(void) { return WSI_TOKEN_DELETE_URI; }
+static inline int rh_lws_token_options_uri(void) { return WSI_TOKEN_OPTIONS_URI; }
+static inline int rh_lws_token_uri_args(void) { return WSI_TOKEN_HTTP_URI_ARGS; }
+
+/// Copies fragment `index` of header `token` (the URI's arguments are one fragment each).
+static inline int rh_lws_hdr_copy_fragment(struct lws *wsi, char *dest, int len, int token, int index) {
+    return lws_hdr_copy_fragment(wsi, dest, len, (enum lws_token_indexes)token, index);
+}
 
 /// Copies header `token` into `dest`; returns its length or a negative value.
 static inline int rh_lws_hdr_copy(struct lws *wsi, char *dest, int len, int token) {

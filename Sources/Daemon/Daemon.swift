@@ -4,6 +4,7 @@ import Glibc
 import Dispatch
 import Foundation
 public import Hub
+import Auth
 import Lifecycle
 import Logging
 import Persistence
@@ -33,10 +34,7 @@ public enum Daemon {
             case .printConfigReference:
                 print(ConfigurationReference.markdownTable, terminator: "")
                 return 0
-            case .token:
-                printError("token: not available yet")
-                return 1
-            case .run, .printConfig:
+            case .token, .run, .printConfig:
                 break
             }
             loaded = try ConfigurationLoader(context: .live(environment: environment))
@@ -48,6 +46,9 @@ public enum Daemon {
         if options.mode == .printConfig {
             print(PrettyPrinter.render(loaded.configuration.json()))
             return 0
+        }
+        if case .token(let request) = options.mode {
+            return mint(request, with: loaded.configuration)
         }
         return await serve(loaded.configuration, from: loaded.file)
     }
@@ -63,6 +64,15 @@ public enum Daemon {
             registry = try ShippedKinds.registry(for: configuration)
         } catch {
             printError("\(error)")
+            return 2
+        }
+        let auth: AuthPolicy?
+        let tls: TransportConfiguration.TLSFiles?
+        do {
+            auth = try configuration.authPolicy()
+            tls = try configuration.tlsFiles()
+        } catch {
+            printError(error.message)
             return 2
         }
         var services: [any Service] = []
@@ -87,9 +97,13 @@ public enum Daemon {
             printError("persistence.kind \"redis\": the cluster store is not available yet")
             return 2
         }
-        let server = WebSocketServer(configuration: configuration.transportConfiguration(), logger: logger)
+        var transport = configuration.transportConfiguration()
+        transport.tls = tls
+        let server = WebSocketServer(configuration: transport, logger: logger)
+        var hubConfiguration = configuration.hubConfiguration(serverName: "reactorhub/\(version)")
+        hubConfiguration.auth = auth
         let hub = Hub(
-            configuration: configuration.hubConfiguration(serverName: "reactorhub/\(version)"),
+            configuration: hubConfiguration,
             registry: registry,
             store: store,
             transport: server,
@@ -103,7 +117,7 @@ public enum Daemon {
             printError(error.message)
             return 1
         }
-        print("listening on http://\(displayHost(configuration.host)):\(port)")
+        print("listening on \(tls == nil ? "http" : "https")://\(displayHost(configuration.host)):\(port)")
         fflush(nil)
         logger.info(
             "reactorhub started",
@@ -133,6 +147,23 @@ public enum Daemon {
         return 0
     }
 
+    /// `reactorhub token …`: an HS256 token minted with the configured secret.
+    private static func mint(_ request: TokenRequest, with configuration: Configuration) -> Int32 {
+        guard let secret = configuration.auth?.hs256Secret else {
+            printError("token: needs auth.hs256Secret in the configuration (or REACTORHUB_AUTH_SECRET)")
+            return 2
+        }
+        do {
+            let minter = try TokenMinter(secret: Array(secret.utf8))
+            let token = try minter.mint(subject: request.sub, read: request.read, act: request.act, ttl: .seconds(request.ttlSeconds), now: Date())
+            print(token)
+            return 0
+        } catch {
+            printError("token: \(error.message)")
+            return 2
+        }
+    }
+
     private static func displayHost(_ host: String) -> String {
         host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
     }
@@ -155,6 +186,7 @@ extension Configuration {
         transport.pingIntervalSeconds = keepalive.pingSeconds
         transport.pingTimeoutSeconds = keepalive.timeoutSeconds
         transport.shutdownGrace = .milliseconds(shutdownGraceMs)
+        transport.allowedOrigins = security?.allowedOrigins ?? []
         return transport
     }
 
@@ -169,6 +201,7 @@ extension Configuration {
         hub.historyPatches = history.patches
         hub.durableAcks = persistence.kind == .sqlite && persistence.durableAcks
         hub.shutdownGrace = .milliseconds(shutdownGraceMs)
+        hub.adminToken = admin?.token
         return hub
     }
 }

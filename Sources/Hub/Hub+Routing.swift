@@ -7,15 +7,28 @@ import Transport
 /// with the error PROTOCOL.md names.
 extension Hub {
     func handle(_ request: ClientRequest, from id: ConnectionID) {
+        if configuration.auth != nil, !isServed(request.message), state.withLock({ $0.sessions[id]?.identity.isAuthenticated }) == false {
+            return refuse(id, ProtocolError(.unauthenticated, #"authenticate first: send {"type":"auth","token":"…"} (only auth and ping are served before)"#), ref: request.ref)
+        }
         switch request.message {
         case .ping:
             reply(ServerMessage.pong(ref: request.ref), to: id)
+        case .auth(let token):
+            authenticate(token, ref: request.ref, from: id)
         case .join(let address, let since):
             join(address, since: since, ref: request.ref, from: id)
         case .leave(let address):
             leave(address, ref: request.ref, from: id)
         case .action(let address, let payload):
             act(address, payload: payload, ref: request.ref, from: id)
+        }
+    }
+
+    /// `auth` and `ping` are served before authentication.
+    private func isServed(_ message: ClientMessage) -> Bool {
+        switch message {
+        case .auth, .ping: true
+        default: false
         }
     }
 
@@ -26,6 +39,9 @@ extension Hub {
         let result = state.withLock { state -> Result<(InstanceSlot, ConnectionOutput, created: Bool), ProtocolError> in
             guard var session = state.sessions[id] else {
                 return .failure(ProtocolError(.internal, "this connection is closing"))
+            }
+            if let refusal = session.identity.refusal(.read, address) {
+                return .failure(ProtocolError(.forbidden, refusal))
             }
             if let joined = session.joined[address] {
                 return .success((joined, session.output, false))
@@ -97,6 +113,9 @@ extension Hub {
             }
             guard var session = state.sessions[id], let slot = session.joined[address] else {
                 return .failure(ProtocolError(.notJoined, "join \(address) before sending actions to it"))
+            }
+            if let refusal = session.identity.refusal(.act, address) {
+                return .failure(ProtocolError(.forbidden, refusal))
             }
             guard session.bucket.take(now: now) else {
                 return .failure(ProtocolError(

@@ -1,3 +1,4 @@
+import Auth
 import JSON
 import Locking
 public import Logging
@@ -33,7 +34,10 @@ public final class Hub: TransportHandler, Sendable {
     let state = Locked(State())
     private let helloReactors: [UInt8]
     let shutdownRequested = Latch()
-    let stopped = Latch()
+    /// Tokens verified at the upgrade, taken when the connection opens.
+    let verifiedAtUpgrade = Locked<[String: VerifiedToken]>([:])
+    /// Token refusals, by reason.
+    let authFailures = ReasonCounter()
 
     /// Creates a hub serving the kinds of `registry` over `transport`, keeping instance
     /// state in `store`; nothing is served until `start()`.
@@ -84,7 +88,8 @@ public final class Hub: TransportHandler, Sendable {
             ratePerSecond: configuration.actionsPerSecond, burst: configuration.actionBurst, now: .now
         )
         let output = delivery.open(connection.id)
-        state.withLock { $0.sessions[connection.id] = Session(output: output, bucket: bucket) }
+        let identity = identity(of: connection)
+        state.withLock { $0.sessions[connection.id] = Session(output: output, bucket: bucket, identity: identity) }
         logger.info(
             "connection opened",
             metadata: [
@@ -92,10 +97,14 @@ public final class Hub: TransportHandler, Sendable {
                 "peer": connection.peerAddress,
                 "origin": connection.origin ?? "-",
                 "subprotocol": connection.subprotocol ?? "-",
+                "user": identity.user ?? "-",
             ]
         )
-        let hello = ServerMessage.hello(server: configuration.serverName, session: connection.id.description, reactors: helloReactors)
+        let hello = ServerMessage.hello(
+            server: configuration.serverName, session: connection.id.description, identity: identity, reactors: helloReactors
+        )
         delivery.send(.reply(hello), to: output)
+        armTimers(for: connection.id, identity: identity)
     }
 
     /// Parses and routes one client message.

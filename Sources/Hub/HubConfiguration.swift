@@ -1,5 +1,5 @@
 /// What the hub needs to know: the protocol's limits and the persistence mode.
-public struct HubConfiguration: Sendable, Equatable {
+public struct HubConfiguration: Sendable {
     /// The `server` member of `hello`.
     public var serverName = "reactorhub/\(ReactorHubVersion.current)"
     /// Joins one connection may hold at once (`too_many_joins` beyond).
@@ -20,6 +20,11 @@ public struct HubConfiguration: Sendable, Equatable {
     public var durableAcks = false
     /// How long running effects may finish at shutdown (`shutdownGraceMs`).
     public var shutdownGrace: Duration = .seconds(5)
+
+    /// Token verification and rights (`auth`); nil: every connection may do everything.
+    public var auth: AuthPolicy?
+    /// The bearer token of the admin endpoints (`admin.token`); nil: they answer 404.
+    public var adminToken: String?
 
     /// The defaults of PROTOCOL.md and CONFIG.md.
     public init() {}

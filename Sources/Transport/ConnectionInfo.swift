@@ -10,13 +10,23 @@ public struct ConnectionInfo: Sendable, Equatable {
     public var subprotocol: String?
     /// The peer's address, e.g. `127.0.0.1`.
     public var peerAddress: String
+    /// The upgrade's query arguments and `Authorization` header (the credentials of the
+    /// layer above, e.g. `?token=`), as `shouldAccept` saw them.
+    public var query: [String: String]
+    /// The upgrade's `Authorization` header, when sent.
+    public var authorization: String?
 
     /// Creates a description of a connection.
-    public init(id: ConnectionID, path: String, origin: String?, subprotocol: String?, peerAddress: String) {
+    public init(
+        id: ConnectionID, path: String, origin: String?, subprotocol: String?, peerAddress: String,
+        query: [String: String] = [:], authorization: String? = nil
+    ) {
         self.id = id
         self.path = path
         self.origin = origin
         self.subprotocol = subprotocol
         self.peerAddress = peerAddress
+        self.query = query
+        self.authorization = authorization
     }
 }

@@ -33,6 +33,14 @@ public protocol MessageTransport: AnyObject, Sendable {
 /// transport's service thread), in order; implementations must return quickly and never
 /// block, since that thread serves every connection.
 public protocol TransportHandler: AnyObject, Sendable {
+    /// Decides on a WebSocket upgrade that passed the transport's own checks (path,
+    /// Origin, limits), before it is performed. Must be quick: no waiting.
+    func shouldAccept(_ upgrade: UpgradeRequest) -> UpgradeDecision
+    /// Whether the layer above answers HTTP requests for `path` (else static files).
+    func handlesHTTP(path: String) -> Bool
+    /// Answers an HTTP request it handles; `respond` may be called later, from any thread,
+    /// exactly once.
+    func http(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void)
     /// A connection opened.
     func connectionOpened(_ connection: ConnectionInfo)
     /// A whole text message arrived (fragments reassembled; valid UTF-8).
@@ -45,4 +53,12 @@ public protocol TransportHandler: AnyObject, Sendable {
     /// The connection's socket is full and output still waits: its peer is not reading.
     /// Pulling resumes (with `nextOutput`) once the socket drains.
     func connectionChoked(_ id: ConnectionID)
+}
+
+extension TransportHandler {
+    public func shouldAccept(_ upgrade: UpgradeRequest) -> UpgradeDecision { .accept }
+    public func handlesHTTP(path: String) -> Bool { false }
+    public func http(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
+        respond(.text(404, "not found: \(request.path)"))
+    }
 }

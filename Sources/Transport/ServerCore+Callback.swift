@@ -57,6 +57,20 @@ func reactorHubServiceCallback(
     case LWS_CALLBACK_HTTP_FILE_COMPLETION:
         return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
 
+    case LWS_CALLBACK_HTTP_BODY:
+        return core.exchangeBody(wsi, UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length))
+
+    case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+        return core.exchangeBodyComplete(wsi)
+
+    case LWS_CALLBACK_HTTP_WRITEABLE:
+        if let result = core.exchangeWritable(wsi) { return result }
+        return lws_callback_http_dummy(wsi, reason, user, input, length)
+
+    case LWS_CALLBACK_CLOSED_HTTP, LWS_CALLBACK_WSI_DESTROY:
+        core.forgetExchange(wsi)
+        return lws_callback_http_dummy(wsi, reason, user, input, length)
+
     default:
         return lws_callback_http_dummy(wsi, reason, user, input, length)
     }

@@ -2,7 +2,8 @@ internal import CLibWebSockets
 import Foundation
 import Logging
 
-/// The HTTP side of the service thread: upgrade checks, `/healthz`, static files.
+/// The HTTP side of the service thread: upgrade checks, `/healthz`, the handler's HTTP
+/// endpoints, static files.
 extension ServerCore {
     /// Decides on a WebSocket upgrade before lws performs it. Returns 0 to allow it, 1
     /// after writing a refusal (lws then completes the HTTP transaction).
@@ -10,51 +11,90 @@ extension ServerCore {
         guard upgrade?.lowercased() == "websocket" else { return 0 }
         let path = requestPath(wsi)
         if path != configuration.webSocketPath {
-            respond(wsi, status: 404, body: "no WebSocket endpoint at \(path); use \(configuration.webSocketPath)\n")
-            return 1
+            return refuseUpgrade(wsi, 404, "no WebSocket endpoint at \(path); use \(configuration.webSocketPath)")
         }
         if refusingConnections.load(ordering: .relaxed) {
-            respond(wsi, status: 503, body: "server is shutting down\n")
-            return 1
+            return refuseUpgrade(wsi, 503, "server is shutting down")
         }
         if connectionCount.load(ordering: .relaxed) >= configuration.maxConnections {
             logger.info("refusing upgrade: connection limit reached", metadata: ["limit": String(configuration.maxConnections)])
-            respond(wsi, status: 503, body: "too many connections (limit \(configuration.maxConnections)); try again later\n")
-            return 1
+            return refuseUpgrade(wsi, 503, "too many connections (limit \(configuration.maxConnections)); try again later")
         }
         if let offered = header(wsi, rh_lws_token_protocol()) {
             let names = offered.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             if !names.isEmpty && !names.contains(configuration.subprotocol) {
-                respond(
-                    wsi,
-                    status: 400,
-                    body: "unsupported subprotocol '\(offered)'; offer \(configuration.subprotocol) or none\n"
-                )
-                return 1
+                return refuseUpgrade(wsi, 400, "unsupported subprotocol '\(offered)'; offer \(configuration.subprotocol) or none")
             }
         }
+        let origin = header(wsi, rh_lws_token_origin())
+        let policy = OriginPolicy(allowed: configuration.allowedOrigins, secure: configuration.tls != nil)
+        if let origin, !policy.allows(origin: origin, host: header(wsi, rh_lws_token_host())) {
+            originsRejected.add(1, ordering: .relaxed)
+            logger.info("refusing upgrade: origin not allowed", metadata: ["origin": origin, "peer": peerAddress(wsi)])
+            return refuseUpgrade(wsi, 403, "origin \(origin) is not allowed (security.allowedOrigins)")
+        }
+        let request = UpgradeRequest(
+            path: path, query: queryArguments(wsi), authorization: header(wsi, rh_lws_token_authorization()),
+            origin: origin, peerAddress: peerAddress(wsi)
+        )
+        if case .refuse(let status, let reason) = handler.shouldAccept(request) {
+            return refuseUpgrade(wsi, UInt32(clamping: status), reason)
+        }
         return 0
+    }
+
+    /// Answers an upgrade with a refusal and a one-line reason. The status line is written
+    /// here: at this point lws does not know the request's HTTP version yet and would
+    /// write `HTTP/1.0`, which WebSocket clients (RFC 6455 §4.1) reject as malformed.
+    private func refuseUpgrade(_ wsi: OpaquePointer, _ status: UInt32, _ reason: String) -> Int32 {
+        let body = Array((reason + "\n").utf8)
+        let head = "HTTP/1.1 \(status) \(Self.reasonPhrase(status))\r\n"
+            + "content-type: text/plain; charset=utf-8\r\ncache-control: no-store\r\n"
+            + "content-length: \(body.count)\r\nconnection: close\r\n\r\n"
+        var buffer = [UInt8](repeating: 0, count: OutboundMessage.headroom) + Array(head.utf8) + body
+        let length = buffer.count - OutboundMessage.headroom
+        _ = buffer.withUnsafeMutableBufferPointer { storage in
+            rh_lws_write_http(wsi, storage.baseAddress! + OutboundMessage.headroom, length)
+        }
+        return 1
+    }
+
+    static func reasonPhrase(_ status: UInt32) -> String {
+        switch status {
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 426: "Upgrade Required"
+        case 429: "Too Many Requests"
+        case 431: "Request Header Fields Too Large"
+        case 503: "Service Unavailable"
+        default: "Error"
+        }
     }
 
     /// Answers a plain HTTP request. Returns what lws expects from the callback.
     func http(_ wsi: OpaquePointer, path rawPath: String) -> Int32 {
         let path = rawPath.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? "/"
-        let isHead = rh_lws_hdr_total_length(wsi, rh_lws_token_head_uri()) > 0
-        let isGet = rh_lws_hdr_total_length(wsi, rh_lws_token_get_uri()) > 0
-        guard isGet || isHead else {
-            return respondAndComplete(wsi, status: 405, body: "only GET and HEAD are served\n")
+        let method = requestMethod(wsi)
+        if handler.handlesHTTP(path: path) {
+            return beginExchange(wsi, method: method ?? "GET", path: path)
+        }
+        let isHead = method == "HEAD"
+        guard method == "GET" || isHead else {
+            return respondAndComplete(wsi, .text(405, "only GET and HEAD are served"))
         }
         if path == "/healthz" {
             if refusingConnections.load(ordering: .relaxed) {
-                return respondAndComplete(wsi, status: 503, body: "shutting down\n", omitBody: isHead)
+                return respondAndComplete(wsi, .text(503, "shutting down"), omitBody: isHead)
             }
-            return respondAndComplete(wsi, status: 200, body: "ok\n", omitBody: isHead)
+            return respondAndComplete(wsi, .text(200, "ok"), omitBody: isHead)
         }
         if path == configuration.webSocketPath {
-            return respondAndComplete(wsi, status: 426, body: "connect with a WebSocket client (subprotocol \(configuration.subprotocol))\n", omitBody: isHead)
+            return respondAndComplete(wsi, .text(426, "connect with a WebSocket client (subprotocol \(configuration.subprotocol))"), omitBody: isHead)
         }
         guard let resolver, let file = resolver.resolve(path) else {
-            return respondAndComplete(wsi, status: 404, body: "not found: \(path)\n", omitBody: isHead)
+            return respondAndComplete(wsi, .text(404, "not found: \(path)"), omitBody: isHead)
         }
         let extra = "cache-control: no-cache\r\n"
         let result = lws_serve_http_file(wsi, file.path, file.contentType, extra, Int32(extra.utf8.count))
@@ -63,33 +103,33 @@ extension ServerCore {
         return 0
     }
 
-    /// Writes a complete plain-text response and ends the transaction.
-    private func respondAndComplete(_ wsi: OpaquePointer, status: UInt32, body: String, omitBody: Bool = false) -> Int32 {
-        guard respond(wsi, status: status, body: body, omitBody: omitBody) else { return -1 }
+    /// Writes a complete response and ends the transaction.
+    func respondAndComplete(_ wsi: OpaquePointer, _ response: HTTPResponse, omitBody: Bool = false) -> Int32 {
+        guard respond(wsi, response, omitBody: omitBody) else { return -1 }
         return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
     }
 
     /// Writes status line, headers and body in one write, as lws does for its own status
-    /// pages on HTTP/1. Returns false when the write failed.
+    /// pages on HTTP/1 (lws buffers what the socket does not take at once). Returns false
+    /// when the write failed.
     @discardableResult
-    func respond(_ wsi: OpaquePointer, status: UInt32, body: String, omitBody: Bool = false) -> Bool {
-        let bodyBytes = Array(body.utf8)
+    func respond(_ wsi: OpaquePointer, _ response: HTTPResponse, omitBody: Bool = false) -> Bool {
         let headroom = OutboundMessage.headroom
-        var buffer = [UInt8](repeating: 0, count: headroom + 2048 + bodyBytes.count)
+        var buffer = [UInt8](repeating: 0, count: headroom + 2048 + response.body.count)
         return buffer.withUnsafeMutableBufferPointer { storage -> Bool in
             let start = storage.baseAddress! + headroom
             let end = storage.baseAddress! + storage.count
             var cursor: UnsafeMutablePointer<UInt8>? = start
-            guard lws_add_http_header_status(wsi, status, &cursor, end) == 0,
-                  addHeader(wsi, "content-type:", "text/plain; charset=utf-8", &cursor, end),
+            guard lws_add_http_header_status(wsi, UInt32(clamping: response.status), &cursor, end) == 0,
+                  addHeader(wsi, "content-type:", response.contentType, &cursor, end),
                   addHeader(wsi, "cache-control:", "no-store", &cursor, end),
-                  lws_add_http_header_content_length(wsi, lws_filepos_t(bodyBytes.count), &cursor, end) == 0,
+                  lws_add_http_header_content_length(wsi, lws_filepos_t(response.body.count), &cursor, end) == 0,
                   lws_finalize_http_header(wsi, &cursor, end) == 0,
                   var position = cursor
             else { return false }
             if !omitBody {
-                position.update(from: bodyBytes, count: bodyBytes.count)
-                position += bodyBytes.count
+                position.update(from: response.body, count: response.body.count)
+                position += response.body.count
             }
             let length = position - start
             return rh_lws_write_http(wsi, start, length) == length
@@ -111,5 +151,32 @@ extension ServerCore {
     func requestPath(_ wsi: OpaquePointer) -> String {
         let uri = header(wsi, rh_lws_token_get_uri()) ?? "/"
         return uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? "/"
+    }
+
+    /// The request's method, from the header lws filled in.
+    func requestMethod(_ wsi: OpaquePointer) -> String? {
+        let methods: [(Int32, String)] = [
+            (rh_lws_token_get_uri(), "GET"), (rh_lws_token_post_uri(), "POST"), (rh_lws_token_head_uri(), "HEAD"),
+            (rh_lws_token_put_uri(), "PUT"), (rh_lws_token_delete_uri(), "DELETE"), (rh_lws_token_options_uri(), "OPTIONS"),
+        ]
+        return methods.first { rh_lws_hdr_total_length(wsi, $0.0) > 0 }?.1
+    }
+
+    /// The URI's arguments (lws keeps each `name=value` as a fragment, already decoded).
+    func queryArguments(_ wsi: OpaquePointer) -> [String: String] {
+        var arguments: [String: String] = [:]
+        var buffer = [CChar](repeating: 0, count: 8192 + 64)
+        var index: Int32 = 0
+        while true {
+            let copied = rh_lws_hdr_copy_fragment(wsi, &buffer, Int32(buffer.count), rh_lws_token_uri_args(), index)
+            guard copied >= 0 else { break }
+            index += 1
+            let text = String(decoding: buffer.prefix(Int(copied)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = parts.first.map(String.init), !name.isEmpty else { continue }
+            let value = parts.count > 1 ? String(parts[1]) : ""
+            arguments[name] = value
+        }
+        return arguments
     }
 }

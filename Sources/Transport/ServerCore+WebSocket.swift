@@ -32,7 +32,9 @@ extension ServerCore {
             path: header(wsi, rh_lws_token_get_uri()) ?? configuration.webSocketPath,
             origin: header(wsi, rh_lws_token_origin()),
             subprotocol: offeredProtocols.isEmpty ? nil : configuration.subprotocol,
-            peerAddress: peerAddress(wsi)
+            peerAddress: peerAddress(wsi),
+            query: queryArguments(wsi),
+            authorization: header(wsi, rh_lws_token_authorization())
         )
         handler.connectionOpened(info)
         return 0

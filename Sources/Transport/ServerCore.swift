@@ -25,10 +25,16 @@ final class ServerCore: @unchecked Sendable {
     let threadEnded = Latch()
     /// Opens when no connection is left once the server refuses new ones (shutdown).
     let allClosed = Latch()
+    /// Upgrades refused for their Origin (metrics).
+    let originsRejected = Atomic<Int>(0)
 
     // Service thread.
     var connections: [ConnectionID: Connection] = [:]
     var nextConnectionNumber: UInt64 = 0
+    /// HTTP requests the handler answers, by number and by wsi.
+    var exchanges: [UInt64: Exchange] = [:]
+    var exchangeByWSI: [UInt: UInt64] = [:]
+    var nextExchange: UInt64 = 0
     /// Bodies of HTTP responses that are written in one go are not kept; this holds the
     /// wsi of HTTP exchanges only while lws serves a file.
     private(set) var context: OpaquePointer?
@@ -89,6 +95,11 @@ final class ServerCore: @unchecked Sendable {
         info.retry_and_idle_policy = UnsafePointer(retryPolicy)
         info.server_string = UnsafePointer(cString(configuration.serverName))
         info.options = rh_lws_option_validate_utf8() | rh_lws_option_security_headers()
+        if let tls = configuration.tls {
+            info.options |= rh_lws_option_ssl_global_init()
+            info.ssl_cert_filepath = UnsafePointer(cString(tls.certFile))
+            info.ssl_private_key_filepath = UnsafePointer(cString(tls.keyFile))
+        }
         info.user = Unmanaged.passUnretained(self).toOpaque()
         // fd_limit_per_thread stays 0: lws then sizes its fd table from the process limit
         // (raised above) and finds a socket's connection by index; a smaller explicit limit
@@ -181,6 +192,8 @@ final class ServerCore: @unchecked Sendable {
                 for connection in connections.values {
                     scheduleClose(connection, code: code, reason: reason, afterFlush: afterFlush)
                 }
+            case .httpResponse(let id, let response):
+                exchangeAnswered(id, response)
             case .stop:
                 running.store(false, ordering: .releasing)
             }

@@ -10,6 +10,7 @@ final class ServiceInbox: Sendable {
         case setReading(ConnectionID, Bool)
         case close(ConnectionID, CloseCode, String, afterFlush: Bool)
         case closeAll(CloseCode, String, afterFlush: Bool)
+        case httpResponse(UInt64, HTTPResponse)
         case stop
     }
 

@@ -26,6 +26,28 @@ public struct TransportConfiguration: Sendable, Equatable {
     /// they are dropped (`shutdownGraceMs`).
     public var shutdownGrace: Duration = .seconds(5)
 
+    /// Origins (`scheme://host[:port]`) whose pages may open WebSockets, besides the
+    /// server's own origin; `"*"` allows any (`security.allowedOrigins`).
+    public var allowedOrigins: [String] = []
+    /// The PEM certificate and key; with them the port serves HTTPS and WSS only.
+    public var tls: TLSFiles?
+    /// The largest HTTP request body read (POST to the admin endpoints); 413 beyond.
+    public var maxRequestBodyBytes: Int = 65536
+
+    /// A certificate and its private key, PEM files.
+    public struct TLSFiles: Sendable, Equatable {
+        /// The certificate (chain) file.
+        public var certFile: String
+        /// The private key file.
+        public var keyFile: String
+
+        /// Names the two files.
+        public init(certFile: String, keyFile: String) {
+            self.certFile = certFile
+            self.keyFile = keyFile
+        }
+    }
+
     /// Creates the default configuration.
     public init() {}
 }

@@ -70,12 +70,13 @@ public final class WebSocketTestClient: @unchecked Sendable {
         port: Int,
         path: String = "/ws",
         subprotocols: [String] = [],
+        origin: String? = nil,
         timeout: Double = 5
     ) async throws -> WebSocketTestClient {
         let fd = try TCPSocket.connect(host: "127.0.0.1", port: port, timeout: timeout)
         let client = WebSocketTestClient(fd: fd)
         try await client.run {
-            try client.handshake(host: "127.0.0.1", port: port, path: path, subprotocols: subprotocols, origin: nil, timeout: timeout)
+            try client.handshake(host: "127.0.0.1", port: port, path: path, subprotocols: subprotocols, origin: origin, timeout: timeout)
         }
         return client
     }

@@ -5,7 +5,7 @@ import Transport
 @Suite("WebSocket handshake")
 struct HandshakeTests {
     @Test func offeredSubprotocolIsSelectedAndReported() async throws {
-        try await withServer { _, port, handler in
+        try await withServer(configure: { $0.allowedOrigins = ["http://example.test"] }) { _, port, handler in
             let client = try await WebSocketTestClient.connect(
                 port: port, subprotocols: ["reactorhub.v1"], origin: "http://example.test"
             )

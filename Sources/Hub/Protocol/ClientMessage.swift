@@ -12,9 +12,11 @@ enum ClientMessage: Equatable {
     case leave(ReactorAddress)
     case action(ReactorAddress, JSONValue)
     case ping
+    /// A token, to authenticate or refresh (PROTOCOL.md "Identity and rights").
+    case auth(token: String)
 
     /// The message types, in the order error messages list them.
-    static let typeNames = ["join", "leave", "action", "ping"]
+    static let typeNames = ["join", "leave", "action", "ping", "auth"]
 }
 
 /// A parsed message: what it asks, and the `ref` to carry back on every reply.
@@ -70,6 +72,12 @@ enum ClientMessageParser {
         }
         if type == "ping" {
             return .success(ClientRequest(message: .ping, ref: ref))
+        }
+        if type == "auth" {
+            guard case .string(let token)? = object["token"], !token.isEmpty else {
+                return fail(.badRequest, "'auth' needs member 'token': a JWT string")
+            }
+            return .success(ClientRequest(message: .auth(token: token), ref: ref))
         }
         guard ClientMessage.typeNames.contains(type) else {
             return fail(.badRequest, "unknown message type '\(type)'; types: \(typeList)")

@@ -25,6 +25,8 @@ public struct ProtocolError: Error, Sendable, Equatable, CustomStringConvertible
         public static let notJoined = Code(rawValue: "not_joined")
         /// The connection may not do this.
         public static let forbidden = Code(rawValue: "forbidden")
+        /// The connection has no valid token yet, or the one it sent was refused.
+        public static let unauthenticated = Code(rawValue: "unauthenticated")
         /// The connection sends actions faster than `limits.actionsPerSecond`.
         public static let rateLimited = Code(rawValue: "rate_limited")
         /// The connection has joined `limits.maxJoinsPerConnection` reactors already.

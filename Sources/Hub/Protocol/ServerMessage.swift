@@ -17,15 +17,39 @@ enum ServerMessage {
         writer.writeValue(ref)
     }
 
-    /// `{"type":"hello","protocol":1,"server":…,"session":…,"reactors":{…}}`
-    static func hello(server: String, session: String, reactors: [UInt8]) -> OutboundMessage {
-        frame(capacity: reactors.count + 96) { writer in
+    /// `{"type":"hello","protocol":1,"server":…,"session":…[,"user":…|"auth":"required"],"reactors":{…}}`
+    static func hello(server: String, session: String, identity: SessionIdentity, reactors: [UInt8]) -> OutboundMessage {
+        frame(capacity: reactors.count + 128) { writer in
             writer.writeRaw(#"{"type":"hello","protocol":1,"server":"#)
             writer.writeString(server)
             writer.writeRaw(#","session":"#)
             writer.writeString(session)
+            switch identity {
+            case .open:
+                break
+            case .awaiting:
+                writer.writeRaw(#","auth":"required""#)
+            case .anonymous:
+                writer.writeRaw(#","user":null"#)
+            case .user(let token):
+                writer.writeRaw(#","user":"#)
+                writer.writeString(token.subject)
+            }
             writer.writeRaw(#","reactors":"#)
             writer.bytes.append(contentsOf: reactors)
+            writer.writeByte(UInt8(ascii: "}"))
+        }
+    }
+
+    /// `{"type":"authed","ref":…,"user":…,"expires":…}`
+    static func authed(ref: JSONValue?, user: String, expires: Int) -> OutboundMessage {
+        frame { writer in
+            writer.writeRaw(#"{"type":"authed""#)
+            writeRef(ref, &writer)
+            writer.writeRaw(#","user":"#)
+            writer.writeString(user)
+            writer.writeRaw(#","expires":"#)
+            writer.writeInt(expires)
             writer.writeByte(UInt8(ascii: "}"))
         }
     }
@@ -79,12 +103,16 @@ enum ServerMessage {
         }
     }
 
-    /// `{"type":"left","reactor":…,"ref":…}`
-    static func left(_ address: String, ref: JSONValue?) -> OutboundMessage {
+    /// `{"type":"left","reactor":…,"ref":…}`, or unsolicited with a `reason`.
+    static func left(_ address: String, ref: JSONValue?, reason: String? = nil) -> OutboundMessage {
         frame { writer in
             writer.writeRaw(#"{"type":"left","reactor":"#)
             writer.writeString(address)
             writeRef(ref, &writer)
+            if let reason {
+                writer.writeRaw(#","reason":"#)
+                writer.writeString(reason)
+            }
             writer.writeByte(UInt8(ascii: "}"))
         }
     }

@@ -8,10 +8,13 @@ struct Session {
     /// Joined instances by address.
     var joined: [ReactorAddress: InstanceSlot] = [:]
     var bucket: TokenBucket
+    /// Who the connection is and what it may do.
+    var identity: SessionIdentity
 
-    init(output: ConnectionOutput, bucket: TokenBucket) {
+    init(output: ConnectionOutput, bucket: TokenBucket, identity: SessionIdentity) {
         self.id = output.id
         self.output = output
         self.bucket = bucket
+        self.identity = identity
     }
 }

@@ -1,0 +1,129 @@
+import Auth
+import Dispatch
+import Foundation
+import JSON
+import Logging
+public import Transport
+
+/// Identity and rights (PROTOCOL.md): tokens at the upgrade and in `auth` messages, the
+/// auth timeout, expiry, refresh and revocation.
+extension Hub {
+    /// A token given at the upgrade that does not verify is refused with 401 and the reason.
+    public func shouldAccept(_ upgrade: UpgradeRequest) -> UpgradeDecision {
+        guard let policy = configuration.auth,
+              let token = AuthPolicy.token(query: upgrade.query, authorization: upgrade.authorization)
+        else { return .accept }
+        switch policy.verifier.verify(token, now: Date()) {
+        case .success(let verified):
+            verifiedAtUpgrade.withLock { cache in
+                if cache.count >= 1024 { cache.removeAll() }
+                cache[token] = verified
+            }
+            return .accept
+        case .failure(let refusal):
+            authFailures.record(refusal.reason.rawValue)
+            logger.info("refusing upgrade: token refused", metadata: ["reason": refusal.reason.rawValue, "peer": upgrade.peerAddress])
+            return .refuse(status: 401, reason: refusal.reason.rawValue)
+        }
+    }
+
+    /// The identity a new connection starts with, from its upgrade's token if any.
+    func identity(of connection: ConnectionInfo) -> SessionIdentity {
+        guard let policy = configuration.auth else { return .open }
+        if let token = AuthPolicy.token(query: connection.query, authorization: connection.authorization) {
+            let cached = verifiedAtUpgrade.withLock { $0.removeValue(forKey: token) }
+            if let verified = cached ?? (try? policy.verifier.verify(token, now: Date()).get()) {
+                return .user(verified)
+            }
+        }
+        return policy.required ? .awaiting : .anonymous(policy.anonymousRights)
+    }
+
+    /// Arms the timers of a new session: the auth timeout, or its token's expiry.
+    func armTimers(for id: ConnectionID, identity: SessionIdentity) {
+        guard let policy = configuration.auth else { return }
+        switch identity {
+        case .awaiting:
+            after(policy.timeout) { [weak self] in
+                guard let self, let session = self.state.withLock({ $0.sessions[id] }), !session.identity.isAuthenticated else { return }
+                self.logger.info("closing: no valid token in time", metadata: ["session": id.description])
+                self.transport.close(id, code: .policyViolation, reason: "authentication timeout", afterFlush: true)
+            }
+        case .user(let token):
+            armExpiry(for: id, token: token, policy: policy)
+        case .open, .anonymous:
+            break
+        }
+    }
+
+    private func armExpiry(for id: ConnectionID, token: VerifiedToken, policy: AuthPolicy) {
+        let deadline = policy.verifier.deadline(of: token)
+        let delay = max(deadline.timeIntervalSinceNow, 0)
+        after(.milliseconds(Int(delay * 1000) + 1)) { [weak self] in
+            guard let self, let session = self.state.withLock({ $0.sessions[id] }),
+                  case .user(let current) = session.identity, policy.verifier.deadline(of: current) <= Date()
+            else { return }
+            self.logger.info("closing: token expired", metadata: ["session": id.description, "user": current.subject])
+            self.transport.close(id, code: .policyViolation, reason: "token expired", afterFlush: true)
+        }
+    }
+
+    private func after(_ delay: Duration, _ body: @escaping @Sendable () -> Void) {
+        let nanoseconds = max(0, Int(delay.components.seconds) * 1_000_000_000 + Int(delay.components.attoseconds / 1_000_000_000))
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: body)
+    }
+
+    /// `{"type":"auth","token":…}`: authenticate, or refresh with a token for the same user.
+    func authenticate(_ token: String, ref: JSONValue?, from id: ConnectionID) {
+        guard let policy = configuration.auth else {
+            return refuse(id, ProtocolError(.badRequest, "this server has no authentication (no auth section); connect without a token"), ref: ref)
+        }
+        let verified: VerifiedToken
+        switch policy.verifier.verify(token, now: Date()) {
+        case .success(let token):
+            verified = token
+        case .failure(let refusal):
+            authFailures.record(refusal.reason.rawValue)
+            return refuse(id, ProtocolError(.unauthenticated, "the token was refused (\(refusal.reason.rawValue)): \(refusal.message); what was in force stays"), ref: ref)
+        }
+        let outcome = state.withLock { state -> Result<(ConnectionOutput, [(ReactorAddress, InstanceSlot)]), ProtocolError> in
+            guard var session = state.sessions[id] else { return .failure(ProtocolError(.internal, "this connection is closing")) }
+            if case .user(let current) = session.identity, !current.hasSameSubject(as: verified) {
+                return .failure(ProtocolError(.forbidden, "this connection is authenticated as '\(current.subject)'; a token for '\(verified.subject)' cannot replace it (a connection keeps one identity)"))
+            }
+            session.identity = .user(verified)
+            // Reactors the new rights no longer allow to read are left.
+            var lost: [(ReactorAddress, InstanceSlot)] = []
+            for (address, slot) in session.joined where !verified.rights.allows(.read, kind: address.kind, id: address.id) {
+                session.joined[address] = nil
+                state.forget(address)
+                lost.append((address, slot))
+            }
+            state.sessions[id] = session
+            return .success((session.output, lost))
+        }
+        switch outcome {
+        case .failure(let error):
+            refuse(id, error, ref: ref)
+        case .success(let (output, lost)):
+            logger.debug("authenticated", metadata: ["session": id.description, "user": verified.subject])
+            delivery.send(.reply(ServerMessage.authed(ref: ref, user: verified.subject, expires: Int(verified.expiresAt.timeIntervalSince1970))), to: output)
+            for (address, slot) in lost.sorted(by: { $0.0.description < $1.0.description }) {
+                leave(slot, output: output, ref: nil, reply: false)
+                delivery.send(.reply(ServerMessage.left(address.description, ref: nil, reason: "forbidden")), to: output)
+            }
+            armExpiry(for: id, token: verified, policy: policy)
+        }
+    }
+
+    /// Closes every connection of `subject` with 1008 `revoked`; returns how many.
+    func closeConnections(of subject: String) -> Int {
+        let ids = state.withLock { state in
+            state.sessions.values.filter { $0.identity.user.map { $0.utf8.elementsEqual(subject.utf8) } ?? false }.map(\.id)
+        }
+        for id in ids {
+            transport.close(id, code: .policyViolation, reason: "revoked", afterFlush: true)
+        }
+        return ids.count
+    }
+}
