@@ -6,6 +6,7 @@ import Foundation
 public import Hub
 import Auth
 import Lifecycle
+import Metrics
 import Logging
 import Persistence
 import Reactors
@@ -109,6 +110,10 @@ public enum Daemon {
             transport: server,
             logger: logger
         )
+        hub.addMetricsSource { [server] out in
+            out.family("reactorhub_origin_rejected_total", type: "counter", help: "WebSocket upgrades refused for their Origin.")
+            out.sample("reactorhub_origin_rejected_total", server.rejectedOrigins)
+        }
         let terminations = SignalWaiter.observeTermination()
         let port: Int
         do {
@@ -202,6 +207,8 @@ extension Configuration {
         hub.durableAcks = persistence.kind == .sqlite && persistence.durableAcks
         hub.shutdownGrace = .milliseconds(shutdownGraceMs)
         hub.adminToken = admin?.token
+        // Metrics are on unless a metrics section turns them off.
+        hub.metricsEnabled = metrics?.enabled ?? true
         return hub
     }
 }

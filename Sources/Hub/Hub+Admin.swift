@@ -1,5 +1,7 @@
 import Auth
+import Dispatch
 import Foundation
+import Metrics
 import JSON
 public import Transport
 
@@ -7,10 +9,20 @@ public import Transport
 /// 401 without the right bearer).
 extension Hub {
     public func handlesHTTP(path: String) -> Bool {
-        path.hasPrefix("/admin/") || path == "/admin"
+        path.hasPrefix("/admin/") || path == "/admin" || path == "/readyz" || (path == "/metrics" && configuration.metricsEnabled)
     }
 
     public func http(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
+        if request.path == "/readyz" {
+            return respond(readyz())
+        }
+        if request.path == "/metrics" {
+            // Rendering reads every outbox: off the service thread.
+            DispatchQueue.global().async { [self] in
+                respond(HTTPResponse(status: 200, contentType: Exposition.contentType, body: Array(renderMetrics().utf8)))
+            }
+            return
+        }
         guard let adminToken = configuration.adminToken else {
             return respond(.text(404, "not found: \(request.path) (the admin endpoints need admin.token)"))
         }
@@ -19,16 +31,14 @@ extension Hub {
         else {
             return respond(.text(401, "the admin endpoints need Authorization: Bearer ADMIN_TOKEN"))
         }
-        switch (request.method, request.path) {
-        case ("POST", "/admin/revoke"):
-            respond(revoke(request.body))
-        default:
-            respond(.text(404, "no admin endpoint \(request.method) \(request.path)"))
+        // Listings read every instance: off the service thread.
+        DispatchQueue.global().async { [self] in
+            respond(admin(request))
         }
     }
 
     /// `POST /admin/revoke {"sub":"alice"}` → `{"closed":N}`.
-    private func revoke(_ body: [UInt8]) -> HTTPResponse {
+    func revoke(_ body: [UInt8]) -> HTTPResponse {
         guard let policy = configuration.auth else {
             return .text(409, "this server has no auth section: there are no tokens to revoke")
         }

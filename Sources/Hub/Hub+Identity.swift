@@ -21,7 +21,7 @@ extension Hub {
             }
             return .accept
         case .failure(let refusal):
-            authFailures.record(refusal.reason.rawValue)
+            metrics.authFailures.increment(refusal.reason.rawValue)
             logger.info("refusing upgrade: token refused", metadata: ["reason": refusal.reason.rawValue, "peer": upgrade.peerAddress])
             return .refuse(status: 401, reason: refusal.reason.rawValue)
         }
@@ -83,7 +83,7 @@ extension Hub {
         case .success(let token):
             verified = token
         case .failure(let refusal):
-            authFailures.record(refusal.reason.rawValue)
+            metrics.authFailures.increment(refusal.reason.rawValue)
             return refuse(id, ProtocolError(.unauthenticated, "the token was refused (\(refusal.reason.rawValue)): \(refusal.message); what was in force stays"), ref: ref)
         }
         let outcome = state.withLock { state -> Result<(ConnectionOutput, [(ReactorAddress, InstanceSlot)]), ProtocolError> in

@@ -7,18 +7,25 @@ import Transport
 extension Hub {
     private static let loader = DispatchQueue(label: "reactorhub-loader", attributes: .concurrent)
 
-    /// Creates the instance of a new slot on the loader queue, then replays what queued.
-    func load(_ slot: InstanceSlot, kind: ReactorKind) {
+    /// What an instance of `slot` gets from the hub.
+    func instanceContext(for slot: InstanceSlot, fresh: Bool = false) -> ReactorKind.InstanceContext {
         var instanceLogger = logger
         instanceLogger[metadataKey: "reactor"] = slot.address.description
-        let context = ReactorKind.InstanceContext(
+        return ReactorKind.InstanceContext(
             stream: slot.stream,
             delivery: delivery,
+            metrics: metrics,
             historyCapacity: configuration.historyPatches,
             store: store,
             durableAcks: configuration.durableAcks,
-            logger: instanceLogger
+            logger: instanceLogger,
+            fresh: fresh
         )
+    }
+
+    /// Creates the instance of a new slot on the loader queue, then replays what queued.
+    func load(_ slot: InstanceSlot, kind: ReactorKind) {
+        let context = instanceContext(for: slot)
         Self.loader.async { [self] in
             let result: Result<any HubInstance, ProtocolError>
             do {

@@ -6,7 +6,7 @@ import Transport
 /// actions reach their instance (or queue in its slot while it loads), or are refused
 /// with the error PROTOCOL.md names.
 extension Hub {
-    func handle(_ request: ClientRequest, from id: ConnectionID) {
+    func handle(_ request: ClientRequest, from id: ConnectionID, receivedAt: ContinuousClock.Instant = .now) {
         if configuration.auth != nil, !isServed(request.message), state.withLock({ $0.sessions[id]?.identity.isAuthenticated }) == false {
             return refuse(id, ProtocolError(.unauthenticated, #"authenticate first: send {"type":"auth","token":"…"} (only auth and ping are served before)"#), ref: request.ref)
         }
@@ -20,7 +20,7 @@ extension Hub {
         case .leave(let address):
             leave(address, ref: request.ref, from: id)
         case .action(let address, let payload):
-            act(address, payload: payload, ref: request.ref, from: id)
+            act(address, payload: payload, ref: request.ref, from: id, receivedAt: receivedAt)
         }
     }
 
@@ -102,7 +102,7 @@ extension Hub {
         forward(.leave(output, ref: ref, reply: reply), to: slot)
     }
 
-    private func act(_ address: ReactorAddress, payload: JSONValue, ref: JSONValue?, from id: ConnectionID) {
+    private func act(_ address: ReactorAddress, payload: JSONValue, ref: JSONValue?, from id: ConnectionID, receivedAt: ContinuousClock.Instant) {
         guard registry.kind(named: address.kind) != nil else {
             return refuse(id, unknownKind(address.kind), ref: ref)
         }
@@ -130,7 +130,7 @@ extension Hub {
         case .failure(let error):
             refuse(id, error, ref: ref)
         case .success(let (slot, output)):
-            forward(.action(output, payload: payload, ref: ref), to: slot)
+            forward(.action(output, payload: payload, ref: ref, receivedAt: receivedAt), to: slot)
         }
     }
 
@@ -148,14 +148,15 @@ extension Hub {
             break
         case (.join(let output, let ref, let since), .ready(let instance)):
             instance.join(output, ref: ref, since: since)
-        case (.action(let output, let payload, let ref), .ready(let instance)):
-            if let error = instance.dispatch(payload, from: output, ref: ref) {
+        case (.action(let output, let payload, let ref, let receivedAt), .ready(let instance)):
+            if let error = instance.dispatch(payload, from: output, ref: ref, receivedAt: receivedAt) {
+                metrics.action(address.kind, "refused")
                 send(ServerMessage.error(error, ref: ref), to: output, refusal: error)
             }
         case (.leave(let output, let ref, let reply), .ready(let instance)):
             instance.leave(output.id)
             if reply { send(ServerMessage.left(address.description, ref: ref), to: output) }
-        case (.join(let output, let ref, _), .failed(let error)), (.action(let output, _, let ref), .failed(let error)):
+        case (.join(let output, let ref, _), .failed(let error)), (.action(let output, _, let ref, _), .failed(let error)):
             send(ServerMessage.error(error, ref: ref), to: output, refusal: error)
         case (.leave(let output, let ref, let reply), .failed):
             if reply { send(ServerMessage.left(address.description, ref: ref), to: output) }
@@ -164,6 +165,7 @@ extension Hub {
 
     private func send(_ message: OutboundMessage, to output: ConnectionOutput, refusal: ProtocolError? = nil) {
         if let refusal {
+            metrics.errors.increment(refusal.code.rawValue)
             logger.debug("refused", metadata: ["session": output.id.description, "code": refusal.code.rawValue, "message": refusal.message])
         }
         delivery.send(.reply(message), to: output)
@@ -176,6 +178,7 @@ extension Hub {
     }
 
     func refuse(_ id: ConnectionID, _ error: ProtocolError, ref: JSONValue?) {
+        metrics.errors.increment(error.code.rawValue)
         logger.debug("refused", metadata: ["session": id.description, "code": error.code.rawValue, "message": error.message])
         reply(ServerMessage.error(error, ref: ref), to: id)
     }

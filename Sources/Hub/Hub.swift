@@ -1,5 +1,6 @@
 import Auth
 import JSON
+import Metrics
 import Locking
 public import Logging
 public import Transport
@@ -36,8 +37,10 @@ public final class Hub: TransportHandler, Sendable {
     let shutdownRequested = Latch()
     /// Tokens verified at the upgrade, taken when the connection opens.
     let verifiedAtUpgrade = Locked<[String: VerifiedToken]>([:])
-    /// Token refusals, by reason.
-    let authFailures = ReasonCounter()
+    /// What the hub counts (`GET /metrics`).
+    public let metrics: HubMetrics
+    let readinessChecks = Locked<[@Sendable () -> String?]>([])
+    let metricsSources = Locked<[@Sendable (inout Exposition) -> Void]>([])
 
     /// Creates a hub serving the kinds of `registry` over `transport`, keeping instance
     /// state in `store`; nothing is served until `start()`.
@@ -53,8 +56,11 @@ public final class Hub: TransportHandler, Sendable {
         self.store = store
         self.transport = transport
         self.logger = logger
+        let metrics = HubMetrics(kinds: registry.names)
+        self.metrics = metrics
         self.delivery = Delivery(
-            transport: transport, limits: DeliveryLimits(outboundQueueBytes: configuration.outboundQueueBytes), logger: logger
+            transport: transport, limits: DeliveryLimits(outboundQueueBytes: configuration.outboundQueueBytes),
+            metrics: metrics, logger: logger
         )
         var writer = JSONWriter()
         writer.writeValue(registry.helloDescription)
@@ -78,7 +84,7 @@ public final class Hub: TransportHandler, Sendable {
     }
 
     /// Writes that carried several merged patches, over the open connections (diagnostics).
-    public var mergedWrites: Int { delivery.mergedWrites }
+    public var mergedWrites: Int { delivery.written.mergedWrites }
 
     // MARK: TransportHandler (service thread)
 
@@ -89,7 +95,8 @@ public final class Hub: TransportHandler, Sendable {
         )
         let output = delivery.open(connection.id)
         let identity = identity(of: connection)
-        state.withLock { $0.sessions[connection.id] = Session(output: output, bucket: bucket, identity: identity) }
+        metrics.connectionsOpened.increment()
+        state.withLock { $0.sessions[connection.id] = Session(output: output, bucket: bucket, identity: identity, path: connection.path, peerAddress: connection.peerAddress) }
         logger.info(
             "connection opened",
             metadata: [
@@ -109,11 +116,12 @@ public final class Hub: TransportHandler, Sendable {
 
     /// Parses and routes one client message.
     public func connection(_ id: ConnectionID, received message: [UInt8]) {
+        let receivedAt = ContinuousClock.now
         switch ClientMessageParser.parse(message) {
         case .failure(let failure):
             refuse(id, failure.error, ref: failure.ref)
         case .success(let request):
-            handle(request, from: id)
+            handle(request, from: id, receivedAt: receivedAt)
         }
     }
 
@@ -132,6 +140,7 @@ public final class Hub: TransportHandler, Sendable {
             }
         }
         delivery.closed(id)
+        metrics.connectionsClosed.increment(String(code.rawValue))
         logger.info(
             "connection closed",
             metadata: [

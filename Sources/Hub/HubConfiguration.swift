@@ -23,6 +23,8 @@ public struct HubConfiguration: Sendable {
 
     /// Token verification and rights (`auth`); nil: every connection may do everything.
     public var auth: AuthPolicy?
+    /// Whether `GET /metrics` answers (`metrics.enabled`).
+    public var metricsEnabled = true
     /// The bearer token of the admin endpoints (`admin.token`); nil: they answer 404.
     public var adminToken: String?
 

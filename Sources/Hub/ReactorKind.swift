@@ -10,10 +10,14 @@ struct ReactorKind: Sendable {
     struct InstanceContext: Sendable {
         var stream: StreamID
         var delivery: Delivery
+        var metrics: HubMetrics
         var historyCapacity: Int
         var store: any StateStore
         var durableAcks: Bool
         var logger: Logger
+        /// Start from the kind's initial state under a new epoch, whatever the store
+        /// holds (an admin reset).
+        var fresh = false
     }
 
     let name: String

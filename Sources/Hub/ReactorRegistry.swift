@@ -54,7 +54,7 @@ public final class ReactorRegistry: Sendable {
         _ context: ReactorKind.InstanceContext,
         _ adjust: (@Sendable (R.State) -> R.State)?
     ) throws -> ReactorInstance<R>.Restored? where R.Action: Decodable, R.State: Codable {
-        guard var stored = try context.store.load(address) else { return nil }
+        guard !context.fresh, var stored = try context.store.load(address) else { return nil }
         do {
             var state = try JSONValueDecoder().decode(R.State.self, from: stored.state)
             if let adjust { state = adjust(state) }

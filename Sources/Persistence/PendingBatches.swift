@@ -132,6 +132,11 @@ final class PendingBatches: @unchecked Sendable {
         locked { condition.signal() }
     }
 
+    /// Changes recorded and not committed yet.
+    var pendingCount: Int {
+        locked { batch.changeCount + (inFlight?.changeCount ?? 0) }
+    }
+
     /// Whether `stop()` was called.
     var isStopping: Bool {
         locked { !running }

@@ -11,13 +11,17 @@ extension SQLiteStateStore {
         var failuresWhileStopping = 0
         while let batch = pending.nextBatch(flushInterval: options.flushInterval, flushChanges: options.flushChanges) {
             do {
+                let started = ContinuousClock.now
                 try write(batch)
+                commits.observe(.now - started)
+                failing.withLock { $0 = false }
                 failed = false
                 for callback in pending.committed(batch) {
                     callback()
                 }
             } catch {
                 failed = true
+                failing.withLock { $0 = true }
                 if pending.isStopping {
                     failuresWhileStopping += 1
                     if failuresWhileStopping >= 3 {

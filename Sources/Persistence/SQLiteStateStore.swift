@@ -4,6 +4,7 @@ import JSON
 public import Logging
 import Locking
 public import Lifecycle
+public import Metrics
 
 /// Keeps every instance's state, version, epoch and recent patches in an SQLite database
 /// (WAL mode), so that a restart is invisible to clients.
@@ -43,6 +44,10 @@ public final class SQLiteStateStore: StateStore, @unchecked Sendable {
     let runs: StoreRuns
     private let reader: Locked<SQLiteReader>
     let pending = PendingBatches()
+    /// How long each commit took.
+    let commits = Histogram.latency()
+    /// Set while commits fail (the writer retries every second).
+    let failing = Locked(false)
     /// Opens when the writer thread has ended (after its last commit and the marker).
     private let writerEnded = Latch()
     private let started = Locked(false)
@@ -125,6 +130,12 @@ public final class SQLiteStateStore: StateStore, @unchecked Sendable {
     public func setAside(_ address: ReactorAddress, reason: String) {
         pending.setAside(address, reason: reason)
         pending.wake()
+    }
+
+    public var pendingChanges: Int { pending.pendingCount }
+    public var flushDurations: Histogram? { commits }
+    public var unavailableReason: String? {
+        failing.withLock { $0 } ? "the state store cannot commit (\(options.path); see the log)" : nil
     }
 
     public func flush() async {

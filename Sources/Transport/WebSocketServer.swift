@@ -68,6 +68,9 @@ public final class WebSocketServer: MessageTransport {
     /// Open WebSocket connections.
     public var connectionCount: Int { core?.connectionCount.load(ordering: .relaxed) ?? 0 }
 
+    /// Upgrades refused for their Origin since the start.
+    public var rejectedOrigins: Int { core?.originsRejected.load(ordering: .relaxed) ?? 0 }
+
     public func outputReady(_ id: ConnectionID) {
         core?.post(.outputReady(id))
     }

@@ -32,7 +32,7 @@ struct OutboxTests {
         #expect(texts.count == 5)
         #expect(texts[0] == "hello" && texts[3] == "p2")
         #expect(texts[1].contains(#""version":1,"patch""#) && texts[4].contains(#""version":3,"patch""#))
-        #expect(outbox.isEmpty && outbox.bytes == 0 && outbox.mergedWrites == 0)
+        #expect(outbox.isEmpty && outbox.bytes == 0 && outbox.written.mergedWrites == 0)
     }
 
     @Test func patchesThatWaitedThroughAFullSocketLeaveMergedWithBase() {
@@ -48,7 +48,7 @@ struct OutboxTests {
         #expect(texts[1] == "ack")
         // Queued after the last full socket: as it was published.
         #expect(texts[2].contains(#""version":7,"patch""#))
-        #expect(outbox.mergedWrites == 1)
+        #expect(outbox.written.mergedWrites == 1)
     }
 
     @Test func aFullSocketPastTheLimitShedsPatchesAndPulsesKeepsRepliesAndOwesOneSnapshot() {

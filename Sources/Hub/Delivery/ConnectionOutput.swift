@@ -77,8 +77,8 @@ final class ConnectionOutput: Sendable {
         outbox.withLock { $0.bytes }
     }
 
-    /// Writes that carried several merged patches.
-    var mergedWrites: Int {
-        outbox.withLock { $0.mergedWrites }
+    /// What was handed to the socket so far.
+    var written: WrittenCounts {
+        outbox.withLock { $0.written }
     }
 }

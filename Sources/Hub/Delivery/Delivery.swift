@@ -10,10 +10,14 @@ final class Delivery: Sendable {
     let limits: DeliveryLimits
     private let logger: Logger
     private let outputs = Locked<[ConnectionID: ConnectionOutput]>([:])
+    /// What the outboxes of closed connections had written.
+    private let closedWritten = Locked(WrittenCounts())
+    let metrics: HubMetrics
 
-    init(transport: any MessageTransport, limits: DeliveryLimits, logger: Logger) {
+    init(transport: any MessageTransport, limits: DeliveryLimits, metrics: HubMetrics, logger: Logger) {
         self.transport = transport
         self.limits = limits
+        self.metrics = metrics
         self.logger = logger
     }
 
@@ -28,6 +32,9 @@ final class Delivery: Sendable {
     func closed(_ id: ConnectionID) {
         let output = outputs.withLock { $0.removeValue(forKey: id) }
         output?.close()
+        if let written = output?.written {
+            closedWritten.withLock { $0 = $0 + written }
+        }
     }
 
     /// Queues `entry` for one connection.
@@ -77,19 +84,26 @@ final class Delivery: Sendable {
         outputs.withLock { Array($0.values) }.reduce(0) { $0 + $1.queuedBytes }
     }
 
-    /// Writes that carried several merged patches, over the open connections.
-    var mergedWrites: Int {
-        outputs.withLock { Array($0.values) }.reduce(0) { $0 + $1.mergedWrites }
+    /// What every connection's outbox handed to its socket, closed ones included.
+    var written: WrittenCounts {
+        outputs.withLock { Array($0.values) }.reduce(closedWritten.withLock { $0 }) { $0 + $1.written }
+    }
+
+    /// The open outboxes (admin listing, metrics).
+    var openOutputs: [ConnectionOutput] {
+        outputs.withLock { Array($0.values) }
     }
 
     private func handle(_ report: ConnectionOutput.Report, of output: ConnectionOutput) {
         if report.overloaded {
+            metrics.slowConsumers.increment("closed")
             logger.warning(
                 "connection too slow to keep its replies; closing",
                 metadata: ["session": output.id.description, "limit": String(limits.overloadBytes)]
             )
             transport.close(output.id, code: .tryAgainLater, reason: "too slow to keep up", afterFlush: false)
         } else if report.shedMessages > 0 {
+            metrics.slowConsumers.increment("dropped")
             logger.info(
                 "slow connection: discarded queued updates",
                 metadata: [

@@ -58,8 +58,9 @@ struct Outbox {
     /// Times the socket filled up: an entry queued before the last time waited through a
     /// full socket, so its connection fell behind.
     private var chokes: UInt64 = 0
-    /// Writes that carried several merged patches (diagnostics).
-    private(set) var mergedWrites = 0
+    /// What was taken for writing: patch frames, the versions they carried, pulses, and
+    /// writes that carried several merged patches (metrics).
+    private(set) var written = WrittenCounts()
     /// Queued entries the shedding visited, ever: each entry at most once (tests hold the
     /// policy to O(1) per message with it).
     private(set) var shedVisits = 0
@@ -111,7 +112,7 @@ struct Outbox {
         skipTombstones()
         guard head < entries.count, let first = entries[head] else { return nil }
         guard case .patch(let stream, let frame) = first.outgoing, first.chokeMark < chokes else {
-            return take().message
+            return count(take())
         }
         var run = [frame]
         var size = frame.message.count
@@ -129,9 +130,11 @@ struct Outbox {
             size += next.message.count
             index += 1
         }
-        guard run.count > 1 else { return take().message }
+        guard run.count > 1 else { return count(take()) }
         for _ in run { _ = take() }
-        mergedWrites += 1
+        written.mergedWrites += 1
+        written.patchFrames += 1
+        written.updates += run.last!.version - run.first!.base
         return PatchFrame.merge(run).message
     }
 
@@ -194,6 +197,19 @@ struct Outbox {
         return (shed, newlyLagging)
     }
 
+    private mutating func count(_ entry: Outgoing) -> OutboundMessage {
+        switch entry {
+        case .patch(_, let frame):
+            written.patchFrames += 1
+            written.updates += frame.version - frame.base
+        case .pulse:
+            written.pulses += 1
+        case .reply, .snapshot:
+            break
+        }
+        return entry.message
+    }
+
     private mutating func take() -> Outgoing {
         let entry = entries[head]!.outgoing
         entries[head] = nil
@@ -227,5 +243,20 @@ struct Outbox {
         head = 0
         droppable = droppable[droppableHead...].compactMap { $0 >= offset ? $0 - offset : nil }
         droppableHead = 0
+    }
+}
+
+/// Counts of what an outbox handed to its socket.
+struct WrittenCounts: Sendable, Equatable {
+    var patchFrames = 0
+    var updates = 0
+    var pulses = 0
+    var mergedWrites = 0
+
+    static func + (lhs: WrittenCounts, rhs: WrittenCounts) -> WrittenCounts {
+        WrittenCounts(
+            patchFrames: lhs.patchFrames + rhs.patchFrames, updates: lhs.updates + rhs.updates,
+            pulses: lhs.pulses + rhs.pulses, mergedWrites: lhs.mergedWrites + rhs.mergedWrites
+        )
     }
 }

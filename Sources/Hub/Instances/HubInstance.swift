@@ -18,11 +18,25 @@ protocol HubInstance: AnyObject, Sendable {
     func leave(_ id: ConnectionID) -> Bool
     /// Decodes and dispatches an action from `output`. Decoding errors are returned at
     /// once; otherwise the ack or the refusal is sent from the reactor's serial context.
-    func dispatch(_ action: JSONValue, from output: ConnectionOutput, ref: JSONValue?) -> ProtocolError?
+    func dispatch(_ action: JSONValue, from output: ConnectionOutput, ref: JSONValue?, receivedAt: ContinuousClock.Instant) -> ProtocolError?
     /// Sends a fresh snapshot to `id` if it is still subscribed (after its lag).
     func resync(_ id: ConnectionID)
     /// Waits until no action is queued and no effect is running.
     func waitUntilIdle() async
     /// No effect running and nothing waiting for durability: safe to evict.
     var isIdle: Bool { get }
+    /// Epoch, version, state and recent patches, as published (admin API).
+    func inspect(history: Int) -> InstanceInspection
+    /// Detaches every subscriber and returns them, and publishes nothing from now on (the
+    /// instance is replaced: its effects still running must not reach the store).
+    func retire() -> [ConnectionOutput]
+}
+
+/// What the admin API shows of an instance.
+struct InstanceInspection: Sendable {
+    var epoch: String
+    var version: Int
+    var subscribers: [ConnectionOutput]
+    var state: JSONValue
+    var history: [PatchFrame]
 }

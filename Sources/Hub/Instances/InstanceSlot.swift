@@ -10,7 +10,7 @@ final class InstanceSlot: Sendable {
     /// A request that reached the slot while its instance was loading.
     enum Pending: Sendable {
         case join(ConnectionOutput, ref: JSONValue?, since: ClientMessage.ResumePoint?)
-        case action(ConnectionOutput, payload: JSONValue, ref: JSONValue?)
+        case action(ConnectionOutput, payload: JSONValue, ref: JSONValue?, receivedAt: ContinuousClock.Instant)
         /// `reply`: answer with `left` (a `leave`), or silently (the connection closed).
         case leave(ConnectionOutput, ref: JSONValue?, reply: Bool)
     }
@@ -45,6 +45,16 @@ final class InstanceSlot: Sendable {
         phase.withLock { phase in
             if case .ready(let instance) = phase { return instance }
             return nil
+        }
+    }
+
+    /// Puts `replacement` in place of a ready instance (an admin reset); nil when the slot
+    /// is not ready. Requests routed from now on reach the replacement.
+    func replace(with replacement: any HubInstance) -> (any HubInstance)? {
+        phase.withLock { phase in
+            guard case .ready(let current) = phase else { return nil }
+            phase = .ready(replacement)
+            return current
         }
     }
 

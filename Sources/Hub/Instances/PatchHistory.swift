@@ -24,6 +24,13 @@ struct PatchHistory {
         }
     }
 
+    /// The last `count` frames held, oldest first.
+    func last(_ count: Int) -> [PatchFrame] {
+        guard !frames.isEmpty else { return [] }
+        let ordered = Array(frames[head...] + frames[..<head])
+        return Array(ordered.suffix(count))
+    }
+
     /// The frames after `version` up to `current`, or nil when some are no longer held.
     func frames(after version: Int, current: Int) -> [PatchFrame]? {
         if version == current { return [] }

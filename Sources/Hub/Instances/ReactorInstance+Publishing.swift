@@ -7,18 +7,24 @@ import Transport
 extension ReactorInstance {
     /// Answers an action once `mutate` accepted or refused it, before any of its
     /// mutations is reduced (so the ack precedes the patches it causes).
-    func answer(_ outcome: ActionOutcome, to output: ConnectionOutput, ref: JSONValue?) {
+    func answer(_ outcome: ActionOutcome, to output: ConnectionOutput, ref: JSONValue?, receivedAt: ContinuousClock.Instant) {
+        defer { context.metrics.actionSeconds.observe(.now - receivedAt) }
         switch outcome {
         case .accepted:
+            context.metrics.action(address.kind, "accepted")
             guard let ref else { return }
             let ack = ServerMessage.ack(addressText, ref: ref, version: published.version)
             // With durable acks, the ack waits for the action's synchronous effects
             // (settled when the runtime drains) to be on disk.
             deliver([.reply(ack)], to: .one(output), requiredVersion: nil)
         case .refused(let refusal):
+            context.metrics.action(address.kind, "refused")
+            context.metrics.errors.increment("invalid_action")
             let error = ServerMessage.error(ProtocolError(.invalidAction, refusal.message), ref: ref)
             deliver([.reply(error)], to: .one(output), requiredVersion: published.version)
         case .failed(let message):
+            context.metrics.action(address.kind, "refused")
+            context.metrics.errors.increment("internal")
             logger.error("action failed", metadata: ["session": output.id.description, "error": message])
             let error = ServerMessage.error(ProtocolError(.internal, "the action failed: \(message)"), ref: ref)
             deliver([.reply(error)], to: .one(output), requiredVersion: published.version)
@@ -50,6 +56,7 @@ extension ReactorInstance {
     /// Records one change of the current burst: its own patch frame (kept in the history
     /// and the store) and its pulses. The burst leaves in `flushBurst`.
     func publishChange(from old: JSONValue, to new: JSONValue, pulses: [(name: String, value: JSONValue)] = []) {
+        guard !retired.load(ordering: .relaxed) else { return }
         let operations = JSONPatch.diff(from: old, to: new)
         guard !operations.isEmpty || !pulses.isEmpty else { return }
         if !operations.isEmpty {

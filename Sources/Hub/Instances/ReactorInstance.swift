@@ -2,6 +2,7 @@ import JSON
 import Locking
 import Logging
 import Reactor
+import Synchronization
 import Transport
 
 /// A shared instance of reactor `R`: its runtime, its subscribers, its versions and the
@@ -58,6 +59,8 @@ where R.Action: Decodable, R.State: Encodable {
     /// Messages waiting for durability; used only when `gated` (`durableAcks`).
     let gate: Locked<DeliveryGate>
     let gated: Bool
+    /// Replaced by a reset: nothing more is published or stored.
+    let retired = Atomic<Bool>(false)
     var published: Published
     private var observation: RuntimeObservation?
 
@@ -88,6 +91,11 @@ where R.Action: Decodable, R.State: Encodable {
         self.gate = Locked(DeliveryGate(durableVersion: version))
         self.gated = context.durableAcks
 
+        if context.fresh {
+            context.store.record(StoredChange(
+                address: address, epoch: epoch, version: 0, state: start.state, patch: nil, keepPatches: context.historyCapacity
+            ))
+        }
         if let stored = restored?.stored, stored.state != start.state {
             // The kind reset transient fields on restore (e.g. `isLoading`): that is a
             // change like any other, so that clients resuming from before see it.
@@ -142,8 +150,11 @@ where R.Action: Decodable, R.State: Encodable {
                 let resumed = ServerMessage.resumed(addressText, ref: ref, epoch: shared.epoch, version: since.version)
                 let entries = [Outgoing.snapshot(stream, resumed)] + missed.map { Outgoing.patch(stream, $0) }
                 deliver(entries, to: .one(output), requiredVersion: shared.version)
+                context.metrics.resumes.increment("resumed")
                 return
             }
+            if since != nil { context.metrics.resumes.increment("snapshot") }
+            context.metrics.snapshots.increment("join")
             deliver([.snapshot(stream, snapshot(&shared, ref: ref))], to: .one(output), requiredVersion: shared.version)
         }
     }
@@ -160,6 +171,7 @@ where R.Action: Decodable, R.State: Encodable {
     func resync(_ id: ConnectionID) {
         shared.withLock { shared in
             guard let output = shared.subscribers.first(where: { $0.id == id }) else { return }
+            context.metrics.snapshots.increment("resync")
             deliver([.snapshot(stream, snapshot(&shared, ref: nil))], to: .one(output), requiredVersion: shared.version)
         }
     }
@@ -177,7 +189,7 @@ where R.Action: Decodable, R.State: Encodable {
         return ServerMessage.snapshot(addressText, ref: ref, epoch: shared.epoch, version: shared.version, state: text)
     }
 
-    func dispatch(_ payload: JSONValue, from output: ConnectionOutput, ref: JSONValue?) -> ProtocolError? {
+    func dispatch(_ payload: JSONValue, from output: ConnectionOutput, ref: JSONValue?, receivedAt: ContinuousClock.Instant) -> ProtocolError? {
         let action: R.Action
         do {
             action = try ActionDecoder().decode(R.Action.self, from: payload)
@@ -185,9 +197,26 @@ where R.Action: Decodable, R.State: Encodable {
             return ProtocolError(error, kind: address.kind)
         }
         runtime.send(action) { [weak self] outcome in
-            self?.answer(outcome, to: output, ref: ref)
+            self?.answer(outcome, to: output, ref: ref, receivedAt: receivedAt)
         }
         return nil
+    }
+
+    func inspect(history: Int) -> InstanceInspection {
+        shared.withLock { shared in
+            InstanceInspection(
+                epoch: shared.epoch, version: shared.version, subscribers: shared.subscribers, state: shared.state,
+                history: shared.history.last(history)
+            )
+        }
+    }
+
+    func retire() -> [ConnectionOutput] {
+        retired.store(true, ordering: .relaxed)
+        return shared.withLock { shared in
+            defer { shared.subscribers = [] }
+            return shared.subscribers
+        }
     }
 
     func waitUntilIdle() async {

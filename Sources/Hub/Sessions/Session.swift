@@ -10,11 +10,16 @@ struct Session {
     var bucket: TokenBucket
     /// Who the connection is and what it may do.
     var identity: SessionIdentity
+    /// The upgrade's path and the peer's address (admin listing).
+    let path: String
+    let peerAddress: String
 
-    init(output: ConnectionOutput, bucket: TokenBucket, identity: SessionIdentity) {
+    init(output: ConnectionOutput, bucket: TokenBucket, identity: SessionIdentity, path: String = "/ws", peerAddress: String = "") {
         self.id = output.id
         self.output = output
         self.bucket = bucket
         self.identity = identity
+        self.path = path
+        self.peerAddress = peerAddress
     }
 }

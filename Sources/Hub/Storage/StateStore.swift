@@ -1,4 +1,5 @@
 public import JSON
+public import Metrics
 
 /// Where instance state is kept between restarts (DESIGN.md "Seams"): the daemon uses
 /// `MemoryStateStore` (nothing survives a restart) or the SQLite store of the
@@ -20,6 +21,18 @@ public protocol StateStore: Sendable {
     func setAside(_ address: ReactorAddress, reason: String)
     /// Returns once everything recorded so far is durable.
     func flush() async
+    /// Changes recorded and not committed yet (`reactorhub_persistence_pending_changes`).
+    var pendingChanges: Int { get }
+    /// How long commits took (`reactorhub_persistence_flush_seconds`), when the store commits.
+    var flushDurations: Histogram? { get }
+    /// Why the store cannot serve right now (`/readyz`), or nil when it can.
+    var unavailableReason: String? { get }
+}
+
+extension StateStore {
+    public var pendingChanges: Int { 0 }
+    public var flushDurations: Histogram? { nil }
+    public var unavailableReason: String? { nil }
 }
 
 /// One instance as kept between restarts.

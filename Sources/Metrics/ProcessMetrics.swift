@@ -1,0 +1,38 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+public import Foundation
+
+/// The standard process metrics of Prometheus clients, read from `/proc/self` at scrape.
+public enum ProcessMetrics {
+    /// Resident memory in bytes.
+    public static var residentMemoryBytes: Int {
+        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = statm.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    /// User and system CPU time, in seconds.
+    public static var cpuSeconds: Double {
+        var usage = rusage()
+        guard getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage) == 0 else { return 0 }
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+
+    /// Open file descriptors.
+    public static var openFileDescriptors: Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+    }
+
+    /// The open-file limit (soft).
+    public static var maxFileDescriptors: Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
+        return Int(limit.rlim_cur)
+    }
+
+    /// When the process started, in seconds since 1970.
+    public static let startTime = Date().timeIntervalSince1970
+}
