@@ -28,21 +28,22 @@ final class ScriptCache {
         on connection: RedisConnection
     ) throws(RedisError) -> RedisValue {
         let tail = [.int(keys.count)] + keys + arguments
-        let digest: RedisArgument
-        if let known = digests[script.source] {
-            digest = RedisArgument(known)
-        } else {
-            guard let loaded = try connection.send(["SCRIPT", "LOAD", RedisArgument(script.source)]).text else {
-                throw RedisError(.unexpectedReply, "SCRIPT LOAD \(script.name) returned no digest")
-            }
-            digests[script.source] = loaded
-            digest = RedisArgument(loaded)
-        }
+        let digest = RedisArgument(try self.digest(of: script, on: connection))
         do {
             return try connection.send(["EVALSHA", digest] + tail)
         } catch where error.replyPrefix == "NOSCRIPT" {
             // EVAL puts the script back in the server's cache under the same digest.
             return try connection.send(["EVAL", RedisArgument(script.source)] + tail)
         }
+    }
+
+    /// The script's SHA1 on this server, loaded with SCRIPT LOAD the first time.
+    func digest(of script: RedisScript, on connection: RedisConnection) throws(RedisError) -> String {
+        if let known = digests[script.source] { return known }
+        guard let loaded = try connection.send(["SCRIPT", "LOAD", RedisArgument(script.source)]).text else {
+            throw RedisError(.unexpectedReply, "SCRIPT LOAD \(script.name) returned no digest")
+        }
+        digests[script.source] = loaded
+        return loaded
     }
 }
