@@ -28,6 +28,7 @@ public struct LogPosition: Sendable, Hashable, Comparable, CustomStringConvertib
         "\(version)-\(sequence + 1)"
     }
 
+    /// Log order: by version, then sequence.
     public static func < (lhs: LogPosition, rhs: LogPosition) -> Bool {
         (lhs.version, lhs.sequence) < (rhs.version, rhs.sequence)
     }

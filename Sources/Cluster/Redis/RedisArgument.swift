@@ -21,10 +21,12 @@ public struct RedisArgument: Sendable, Hashable, ExpressibleByStringInterpolatio
         self.bytes = Array(String(value).utf8)
     }
 
+    /// The UTF-8 bytes of a literal: `"SET"`.
     public init(stringLiteral value: String) {
         self.init(value)
     }
 
+    /// The decimal digits of a literal: `5000`.
     public init(integerLiteral value: Int) {
         self.init(value)
     }

@@ -26,6 +26,7 @@ public struct RedisError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The client or subscriber was shut down.
         public static let closed = Code("closed")
 
+        /// The code's name.
         public var description: String { rawValue }
     }
 
@@ -53,5 +54,6 @@ public struct RedisError: Error, Sendable, Hashable, CustomStringConvertible {
         code == .connection || code == .timeout || code == .protocolViolation
     }
 
+    /// `redis CODE: MESSAGE`, as logged.
     public var description: String { "redis \(code): \(message)" }
 }
