@@ -30,8 +30,11 @@ struct CommitTests {
         #expect(try await store.commit(lease, epoch: "e1", expected: 5, entries: [.patch(6)]) == .versionConflict(current: 1))
         #expect(try await store.commit(lease, epoch: "e0", expected: 1, entries: [.patch(2)]) == .epochMismatch(current: "e1"))
         #expect(try await cluster.client.send(["XLEN", "rh:{counter/x}:log"]) == .integer(1))
-        await #expect(throws: RedisError.self) {
-            try await store.commit(lease, epoch: "e1", expected: 1, entries: [.patch(3), .patch(2)])
+        for broken in [[CommitEntry.patch(3), .patch(2)], [.patch(2), .patch(4)], [CommitEntry(version: 5, frame: [], base: 2)]] {
+            let error = await #expect(throws: RedisError.self) {
+                try await store.commit(lease, epoch: "e1", expected: 1, entries: broken)
+            }
+            #expect(error?.replyPrefix == "ERR")
         }
         #expect(try await cluster.client.send(["XLEN", "rh:{counter/x}:log"]) == .integer(1))
         #expect(try await store.load("counter/x")?.version == 1)

@@ -52,7 +52,9 @@ enum InstanceScripts {
     /// KEYS: lease, meta, log, ids, ids:at.
     /// ARGV: token, epoch, expected version, history size, channel, dedupe ms, dedupe max,
     /// count, then per entry: version, base, frame, action id, reply, reply-to ('' = none).
-    /// Appends each entry as `VERSION-0`, remembers its action id, publishes it, sets
+    /// Each entry must apply to the one before (its base, or version - 1, is the previous
+    /// version; the expected one for the first). Appends each entry as `VERSION-0`,
+    /// remembers its action id, publishes it, sets
     /// meta's version to the last one, trims the log to the last `history size` versions.
     static let commit = RedisScript(name: "instance-commit", source: fence + envelope + LuaSnippets.now
         + dedupe(window: "ARGV[6]", limit: "ARGV[7]") + """
@@ -61,8 +63,9 @@ enum InstanceScripts {
         local last = tonumber(meta[2])
         for i = 0, count - 1 do
           local version = tonumber(ARGV[9 + i * 6])
-          if not version or version <= last then
-            return redis.error_reply('ERR commit: versions must increase from the expected version')
+          local base = tonumber(ARGV[10 + i * 6])
+          if not version or version <= last or (base or version - 1) ~= last then
+            return redis.error_reply('ERR commit: each entry must apply to the version before it')
           end
           last = version
         end

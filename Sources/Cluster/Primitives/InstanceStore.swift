@@ -25,7 +25,9 @@ public struct InstanceStore: Sendable {
         options.keys.instance(address).channel
     }
 
-    /// Commits `entries` (increasing versions, the first after `expected`) in one script:
+    /// Commits `entries` (each applying to the version before it: `base`, or
+    /// `version - 1`, is the previous entry's version, `expected` for the first; a chain
+    /// that does not hold is a `.reply` error and nothing is written) in one script:
     /// checks that `lease` still holds the instance, that it is in `epoch` at version
     /// `expected`; appends each entry to the log (ID `VERSION-0`), remembers its action
     /// id and reply, publishes it on the channel, sets the version to the last entry's,
