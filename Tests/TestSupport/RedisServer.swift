@@ -57,6 +57,16 @@ public final class RedisServer: @unchecked Sendable {
         end(signal: SIGKILL)
     }
 
+    /// Freezes the server (SIGSTOP): connections stay open, nothing is answered.
+    public func pause() {
+        if let process { Glibc.kill(process, SIGSTOP) }
+    }
+
+    /// Wakes a paused server (SIGCONT).
+    public func resume() {
+        if let process { Glibc.kill(process, SIGCONT) }
+    }
+
     /// Stops the server and starts an empty one on the same port (Redis restarted
     /// without its data, its script cache empty).
     public func restart() async throws {
@@ -88,6 +98,7 @@ public final class RedisServer: @unchecked Sendable {
     private func end(signal: Int32) {
         guard let pid = process else { return }
         process = nil
+        Glibc.kill(pid, SIGCONT)
         Glibc.kill(pid, signal)
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {

@@ -76,12 +76,15 @@ final class RedisWorker: @unchecked Sendable {
     private func connect() {
         let configuration = client.configuration
         do {
-            connection = try RedisConnection(
+            let connection = try RedisConnection(
                 host: configuration.host,
                 port: configuration.port,
                 connectTimeout: configuration.connectTimeout,
                 commandTimeout: configuration.commandTimeout
             )
+            // A stopped server's kernel still accepts connections: up only once it answers.
+            _ = try connection.send(["PING"])
+            self.connection = connection
             backoff.reset()
             lastUse = ContinuousClock.now
             if client.link.change(to: .up) {

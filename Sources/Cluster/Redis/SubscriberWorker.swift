@@ -109,6 +109,8 @@ final class SubscriberWorker: @unchecked Sendable {
                 connectTimeout: configuration.connectTimeout,
                 commandTimeout: configuration.commandTimeout
             )
+            // A stopped server's kernel still accepts connections: up only once it answers.
+            _ = try connection.send(["PING"])
             let wanted = subscriber.state.withLock { state in
                 state.connected = true
                 state.outbox = []  // covered by `wanted`, sent below
