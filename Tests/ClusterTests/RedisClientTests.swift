@@ -88,7 +88,7 @@ struct RedisClientTests {
 
     @Test func commandsFailFastWhileTheServerIsDown() async throws {
         let redis = try await RedisFixture.start()
-        redis.server.kill()
+        await redis.server.kill()
         try await eventually("the client notices") { !redis.client.isConnected }
         let error = await #expect(throws: RedisError.self) {
             try await redis.client.send(["PING"])
@@ -133,7 +133,7 @@ struct RedisClientTests {
         }
         #expect(error?.code == .closed)
         #expect(!redis.client.isConnected)
-        redis.server.stop()
+        await redis.server.stop()
     }
 
     @Test func parsesTheClusterRedisSetting() {

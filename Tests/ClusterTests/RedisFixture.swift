@@ -46,7 +46,7 @@ struct RedisFixture {
 
     func stop() async {
         await client.shutdown()
-        server.stop()
+        await server.stop()
     }
 }
 

@@ -92,7 +92,7 @@ struct RedisSubscriberTests {
         let redis = try await RedisFixture.start()
         let events = Recorder<RedisSubscriber.Event>()
         let subscriber = try await subscriber(redis, events)
-        redis.server.kill()
+        await redis.server.kill()
         try await eventually("the subscriber notices") { !subscriber.isConnected }
         let error = await #expect(throws: RedisError.self) {
             try await subscriber.subscribe(["later"])

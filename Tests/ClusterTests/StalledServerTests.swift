@@ -32,6 +32,6 @@ struct StalledServerTests {
         }
         await subscriber.shutdown()
         await client.shutdown()
-        server.stop()
+        await server.stop()
     }
 }

@@ -43,18 +43,24 @@ public final class RedisServer: @unchecked Sendable {
     }
 
     deinit {
-        stop()
+        if let process {
+            // Not stopped by the test: SIGKILL is immediate, so this wait is short.
+            Glibc.kill(process, SIGKILL)
+            var status: Int32 = 0
+            _ = waitpid(process, &status, 0)
+        }
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// Stops the server with SIGTERM and waits for it to exit.
-    public func stop() {
-        end(signal: SIGTERM)
+    /// Stops the server with SIGTERM and waits for it to exit (Redis acts on SIGTERM in its
+    /// next cron tick, up to 100 ms later: the wait sleeps, it never blocks a thread).
+    public func stop() async {
+        await end(signal: SIGTERM)
     }
 
     /// Kills the server with SIGKILL (a crash) and waits for it to exit.
-    public func kill() {
-        end(signal: SIGKILL)
+    public func kill() async {
+        await end(signal: SIGKILL)
     }
 
     /// Freezes the server (SIGSTOP): connections stay open, nothing is answered.
@@ -70,7 +76,7 @@ public final class RedisServer: @unchecked Sendable {
     /// Stops the server and starts an empty one on the same port (Redis restarted
     /// without its data, its script cache empty).
     public func restart() async throws {
-        stop()
+        await stop()
         try await launch()
     }
 
@@ -90,24 +96,26 @@ public final class RedisServer: @unchecked Sendable {
             if ping() { return }
             try await Task.sleep(for: .milliseconds(20))
         }
-        stop()
+        await stop()
         throw TestClientError("redis-server on port \(port) did not answer PING within 20 s")
     }
 
-    /// Sends `signal` and reaps the process (SIGKILL after 10 s if it is still there).
-    private func end(signal: Int32) {
+    /// Sends `signal` and reaps the process (SIGKILL after 10 s if it is still there),
+    /// polling with `Task.sleep` so that no thread of the shared pool is held meanwhile.
+    private func end(signal: Int32) async {
         guard let pid = process else { return }
         process = nil
         Glibc.kill(pid, SIGCONT)
         Glibc.kill(pid, signal)
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
             if exited(pid) { return }
-            usleep(5_000)
+            try? await Task.sleep(for: .milliseconds(5))
         }
         Glibc.kill(pid, SIGKILL)
-        var status: Int32 = 0
-        _ = waitpid(pid, &status, 0)
+        while !exited(pid) {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     /// Whether `pid` has exited (and is reaped).
