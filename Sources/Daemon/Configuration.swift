@@ -1,103 +1,109 @@
 public import Logging
 
-/// The daemon's whole configuration: the JSON file of CONFIG.md, then environment, then
-/// flags. Every member has a default, so `Configuration()` runs as it is.
+/// The daemon's whole configuration (CONFIG.md): built-in defaults, then the JSON file,
+/// then environment, then flags. Every member has a default, so `Configuration()` runs as
+/// it is; the optional sections (`auth`, `cluster`, …) are `nil` until the file (or one
+/// of their flags) brings them in.
+///
+/// The defaults are the property initializers below; names, ranges, docs, variables and
+/// flags are declared once, next to them, in `ConfigurationSchema`. Path members hold
+/// absolute paths once `ConfigurationLoader` has resolved them.
 public struct Configuration: Sendable, Equatable {
-    /// Per-connection limits (`limits` in the file).
+    /// How log lines are written to standard error (`logFormat`).
+    public enum LogFormat: String, Sendable, Equatable, CaseIterable {
+        /// `2026-11-30T04:22:37.123Z info hub: joined reactor=counter/lobby`.
+        case text
+        /// One JSON object per line.
+        case json
+    }
+
+    /// Per-connection limits (`limits`).
     public struct Limits: Sendable, Equatable {
-        /// `limits.maxMessageBytes`: larger messages close the connection with 1009.
+        /// `limits.maxMessageBytes`.
         public var maxMessageBytes = 65536
-        /// `limits.maxConnections`: further upgrades get HTTP 503.
+        /// `limits.maxConnections`.
         public var maxConnections = 10000
-        /// `limits.maxJoinsPerConnection`: `too_many_joins` beyond.
+        /// `limits.maxJoinsPerConnection`.
         public var maxJoinsPerConnection = 64
-        /// `limits.actionsPerSecond`: the token bucket's rate.
+        /// `limits.actionsPerSecond`.
         public var actionsPerSecond = 200
-        /// `limits.actionBurst`: the token bucket's size.
+        /// `limits.actionBurst`.
         public var actionBurst = 400
-        /// `limits.outboundQueueBytes`: the slow-consumer threshold.
+        /// `limits.outboundQueueBytes`.
         public var outboundQueueBytes = 1_048_576
+
+        /// The defaults.
+        public init() {}
     }
 
     /// Per-instance patch history kept for resumes (`history`).
     public struct History: Sendable, Equatable {
-        /// `history.patches`: patches kept per instance for resumes.
+        /// `history.patches`.
         public var patches = 256
+
+        /// The defaults.
+        public init() {}
     }
 
-    /// WebSocket ping keepalive (`keepalive`): drops peers that stopped answering.
+    /// WebSocket ping keepalive (`keepalive`).
     public struct Keepalive: Sendable, Equatable {
-        /// `keepalive.pingSeconds`: silence before a ping.
+        /// `keepalive.pingSeconds`.
         public var pingSeconds = 30
-        /// `keepalive.timeoutSeconds`: silence before the connection is dropped.
+        /// `keepalive.timeoutSeconds`.
         public var timeoutSeconds = 60
-    }
 
-    /// Settings of the shipped reactor kinds (`reactors`).
-    public struct Reactors: Sendable, Equatable {
-        /// `reactors.counter`.
-        public struct Counter: Sendable, Equatable {
-            /// The delay before the value changes.
-            public var delayMs = 500
-        }
-        /// `reactors.weather`.
-        public struct Weather: Sendable, Equatable {
-            /// The offline cities file.
-            public var dataFile = "config/weather.json"
-            /// The simulated lookup latency.
-            public var latencyMs = 300
-        }
-        /// `reactors.todo`.
-        public struct Todo: Sendable, Equatable {
-            /// Items a list may hold.
-            public var maxItems = 1000
-            /// Characters a title may have.
-            public var maxTitleLength = 200
-        }
-        /// `reactors.doc`.
-        public struct Doc: Sendable, Equatable {
-            /// Bytes of compact JSON a document may take.
-            public var maxBytes = 1_048_576
-        }
-        /// The counter kind's settings.
-        public var counter = Counter()
-        /// The weather kind's settings.
-        public var weather = Weather()
-        /// The todo kind's settings.
-        public var todo = Todo()
-        /// The doc kind's settings.
-        public var doc = Doc()
+        /// The defaults.
+        public init() {}
     }
 
     /// Where instance state is kept between restarts (`persistence`).
     public struct Persistence: Sendable, Equatable {
-        /// `memory` keeps nothing; `sqlite` keeps every instance in a database file.
+        /// The state store.
         public enum Kind: String, Sendable, Equatable, CaseIterable {
-            case memory, sqlite
+            /// Nothing kept between restarts.
+            case memory
+            /// Every instance in one SQLite database file.
+            case sqlite
+            /// Redis holds state and history: the only kind a `cluster` accepts.
+            case redis
         }
         /// `persistence.kind`.
         public var kind = Kind.memory
-        /// `persistence.path`: the SQLite file.
+        /// `persistence.path`.
         public var path = "data/reactorhub.sqlite"
-        /// `persistence.flushMs`: the longest a change waits to be committed.
+        /// `persistence.flushMs`.
         public var flushMs = 200
-        /// A batch is committed early once this many changes are pending.
+        /// `persistence.flushChanges`.
         public var flushChanges = 1000
-        /// `persistence.durableAcks`: ack only what is committed.
+        /// `persistence.durableAcks`.
         public var durableAcks = false
+
+        /// The defaults.
+        public init() {}
     }
 
-    /// `host`: the address to listen on.
+    /// Settings of the diagnostic endpoints (`diagnostics`).
+    public struct Diagnostics: Sendable, Equatable {
+        /// `diagnostics.echoPath`: `nil` serves no echo endpoint.
+        public var echoPath: String?
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// `host`.
     public var host = "127.0.0.1"
-    /// `port`: 0 binds an ephemeral port.
+    /// `port`.
     public var port = 8080
-    /// `webRoot`: the folder served over HTTP.
+    /// `webRoot`.
     public var webRoot = "web"
-    /// `logLevel`: the least severe level logged.
+    /// `logLevel`.
     public var logLevel = Logger.Level.info
+    /// `logFormat`.
+    public var logFormat = LogFormat.text
     /// `limits`.
     public var limits = Limits()
-    /// `shutdownGraceMs`: how long running effects may finish at shutdown.
+    /// `shutdownGraceMs`.
     public var shutdownGraceMs = 5000
     /// `history`.
     public var history = History()
@@ -107,6 +113,24 @@ public struct Configuration: Sendable, Equatable {
     public var reactors = Reactors()
     /// `persistence`.
     public var persistence = Persistence()
+    /// `auth`: `nil` lets every connection join and act on every reactor.
+    public var auth: Auth?
+    /// `admin`: `nil` answers the admin endpoints with 404.
+    public var admin: Admin?
+    /// `security`: `nil` behaves as `Security()` (same-origin upgrades only).
+    public var security: Security?
+    /// `tls`: `nil` serves plain HTTP and WS.
+    public var tls: TLS?
+    /// `metrics`: `nil` serves no `/metrics` or `/readyz`.
+    public var metrics: Metrics?
+    /// `actions`: `nil` behaves as `Actions()`.
+    public var actions: Actions?
+    /// `presence`: `nil` behaves as `Presence()`.
+    public var presence: Presence?
+    /// `cluster`: `nil` runs one daemon on its own.
+    public var cluster: Cluster?
+    /// `diagnostics`.
+    public var diagnostics = Diagnostics()
 
     /// The built-in defaults.
     public init() {}

@@ -1,32 +1,61 @@
 import JSON
 
-/// Reads one JSON object of the configuration file, key by key, checking types and ranges
-/// and refusing keys it was not asked about.
+/// Reads a configuration file's JSON against `ConfigurationSchema`: every member is a key
+/// (decoded into the configuration) or an object of keys (read in turn); anything else is
+/// refused with one line that names it.
 struct ConfigurationReader {
-    let object: JSONObject
-    /// The dotted path of this object, e.g. `limits` or `reactors.counter`; empty at the top.
-    let path: String
+    /// Names the file in refusals.
     let source: String
-    private var known: [String] = []
+    /// The keys the file set, in the file's order.
+    private(set) var keysSet: [String] = []
 
-    init(_ value: JSONValue, path: String, source: String) throws(ConfigurationError) {
-        guard case .object(let object) = value else {
-            let name = path.isEmpty ? "the configuration" : "'\(path)'"
-            throw ConfigurationError("\(source): \(name) must be a JSON object, got \(value.kind.phrase)")
-        }
-        self.object = object
-        self.path = path
+    init(source: String) {
         self.source = source
     }
 
-    private func qualified(_ key: String) -> String {
-        path.isEmpty ? key : "\(path).\(key)"
+    /// Parses `bytes` and applies them over `configuration`.
+    mutating func apply(_ bytes: [UInt8], to configuration: inout Configuration) throws(ConfigurationError) {
+        let value: JSONValue
+        do {
+            value = try JSONParser().parse(bytes)
+        } catch {
+            throw ConfigurationError("\(source): not valid JSON: \(error.message)")
+        }
+        try read(value, object: "", into: &configuration)
     }
 
-    private func fail(_ key: String, _ expected: String, _ value: JSONValue) -> ConfigurationError {
-        ConfigurationError("\(source): \(qualified(key)) must be \(expected), got \(Self.describe(value))")
+    private mutating func read(_ value: JSONValue, object: String, into configuration: inout Configuration)
+        throws(ConfigurationError)
+    {
+        guard case .object(let members) = value else {
+            let name = object.isEmpty ? "the configuration" : "'\(object)'"
+            throw ConfigurationError("\(source): \(name) must be a JSON object, got \(value.kind.phrase)")
+        }
+        ConfigurationSchema.sectionsByName[object]?.keys.first?.createSection(&configuration)
+        for (member, memberValue) in members {
+            let name = object.isEmpty ? member : "\(object).\(member)"
+            if let key = ConfigurationSchema.keysByName[name] {
+                guard key.set(&configuration, memberValue) else {
+                    let got = key.isSecret ? memberValue.kind.phrase : Self.describe(memberValue)
+                    throw ConfigurationError("\(source): \(name) must be \(key.accepted), got \(got)")
+                }
+                keysSet.append(name)
+            } else if ConfigurationSchema.objectNames.contains(name) {
+                try read(memberValue, object: name, into: &configuration)
+            } else {
+                throw unknown(name, in: object)
+            }
+        }
     }
 
+    private func unknown(_ name: String, in object: String) -> ConfigurationError {
+        let hint = ConfigurationSchema.suggestion(for: name).map { " (did you mean '\($0)'?)" } ?? ""
+        let scope = object.isEmpty ? "at the top level" : "in '\(object)'"
+        let accepted = ConfigurationSchema.members(of: object).joined(separator: ", ")
+        return ConfigurationError("\(source): unknown key '\(name)'\(hint); keys accepted \(scope): \(accepted)")
+    }
+
+    /// A value as a refusal quotes it: strings and numbers as written, containers by kind.
     static func describe(_ value: JSONValue) -> String {
         switch value {
         case .string(let text): "\"\(text)\""
@@ -38,61 +67,13 @@ struct ConfigurationReader {
         case .object: "an object"
         }
     }
+}
 
-    mutating func integer(_ key: String, in range: ClosedRange<Int>, into target: inout Int) throws(ConfigurationError) {
-        known.append(key)
-        guard let value = object[key] else { return }
-        let expected = "an integer from \(range.lowerBound) to \(range.upperBound)"
-        guard case .int(let number) = value, range.contains(number) else { throw fail(key, expected, value) }
-        target = number
-    }
-
-    mutating func string(_ key: String, nonEmpty: Bool = true, into target: inout String) throws(ConfigurationError) {
-        known.append(key)
-        guard let value = object[key] else { return }
-        guard case .string(let text) = value, !nonEmpty || !text.isEmpty else {
-            throw fail(key, "a non-empty string", value)
-        }
-        target = text
-    }
-
-    mutating func boolean(_ key: String, into target: inout Bool) throws(ConfigurationError) {
-        known.append(key)
-        guard let value = object[key] else { return }
-        guard case .bool(let flag) = value else { throw fail(key, "true or false", value) }
-        target = flag
-    }
-
-    mutating func choice<T: RawRepresentable & CaseIterable>(_ key: String, into target: inout T)
-        throws(ConfigurationError) where T.RawValue == String
-    {
-        known.append(key)
-        guard let value = object[key] else { return }
-        let names = T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-        guard case .string(let text) = value, let chosen = T(rawValue: text) else {
-            throw fail(key, "one of \(names)", value)
-        }
-        target = chosen
-    }
-
-    /// Reads the nested object `key` with `body`, when present.
-    mutating func section(_ key: String, _ body: (inout ConfigurationReader) throws(ConfigurationError) -> Void)
-        throws(ConfigurationError)
-    {
-        known.append(key)
-        guard let value = object[key] else { return }
-        var nested = try ConfigurationReader(value, path: qualified(key), source: source)
-        try body(&nested)
-        try nested.finish()
-    }
-
-    /// Refuses any key that no reader method asked for.
-    func finish() throws(ConfigurationError) {
-        for key in object.keys where !known.contains(key) {
-            let scope = path.isEmpty ? "at the top level" : "in '\(path)'"
-            throw ConfigurationError(
-                "\(source): unknown key '\(qualified(key))'; keys accepted \(scope): \(known.joined(separator: ", "))"
-            )
-        }
+extension Configuration {
+    /// Applies a configuration file's text over `self`, paths as written; `source` names
+    /// the file in refusals.
+    public mutating func apply(fileContents bytes: [UInt8], source: String) throws(ConfigurationError) {
+        var reader = ConfigurationReader(source: source)
+        try reader.apply(bytes, to: &self)
     }
 }

@@ -4,22 +4,23 @@ import Glibc
 import Dispatch
 import Foundation
 public import Hub
+import Lifecycle
 import Logging
 import Persistence
 import Reactors
-import Transport
+public import Transport
 
 /// The `reactorhub` executable: reads the configuration, serves the shipped reactor kinds
 /// and shuts down gracefully on SIGINT or SIGTERM.
 public enum Daemon {
     /// The version `--version` and `hello.server` report.
-    public static let version = "0.1.0"
+    public static let version = ReactorHubVersion.current
 
     /// Runs the daemon; returns the process exit status (0 after a clean shutdown, 2 for a
     /// bad command line or configuration, 1 when the server cannot start).
     public static func main(arguments: [String], environment: [String: String]) async -> Int32 {
         let options: CommandLineOptions
-        let configuration: Configuration
+        let loaded: ConfigurationLoader.Loaded
         do {
             options = try CommandLineOptions(arguments: arguments)
             switch options.mode {
@@ -29,25 +30,33 @@ public enum Daemon {
             case .version:
                 print("reactorhub \(version)")
                 return 0
+            case .printConfigReference:
+                print(ConfigurationReference.markdownTable, terminator: "")
+                return 0
+            case .token:
+                printError("token: not available yet")
+                return 1
             case .run, .printConfig:
                 break
             }
-            configuration = try options.effectiveConfiguration(environment: environment) { path in
-                FileManager.default.contents(atPath: path).map { [UInt8]($0) }
-            }
+            loaded = try ConfigurationLoader(context: .live(environment: environment))
+                .load(configFile: options.configFile, flags: options.flags)
         } catch {
             printError(error.message)
             return 2
         }
         if options.mode == .printConfig {
-            print(PrettyPrinter.render(configuration.json))
+            print(PrettyPrinter.render(loaded.configuration.json()))
             return 0
         }
-        return await serve(configuration)
+        return await serve(loaded.configuration, from: loaded.file)
     }
 
-    private static func serve(_ configuration: Configuration) async -> Int32 {
-        LoggingSystem.bootstrap(StandardErrorLogHandler(), level: configuration.logLevel)
+    private static func serve(_ configuration: Configuration, from file: String?) async -> Int32 {
+        switch configuration.logFormat {
+        case .text: LoggingSystem.bootstrap(StandardErrorLogHandler(), level: configuration.logLevel)
+        case .json: LoggingSystem.bootstrap(JSONLogHandler(), level: configuration.logLevel)
+        }
         let logger = Logger(label: "reactorhub")
         let registry: ReactorRegistry
         do {
@@ -56,32 +65,37 @@ public enum Daemon {
             printError("\(error)")
             return 2
         }
+        var services: [any Service] = []
         let store: any StateStore
-        let sqlite: SQLiteStateStore?
         switch configuration.persistence.kind {
         case .memory:
             store = MemoryStateStore()
-            sqlite = nil
         case .sqlite:
             do {
                 var options = SQLiteStateStore.Options(path: configuration.persistence.path)
                 options.flushInterval = .milliseconds(configuration.persistence.flushMs)
                 options.flushChanges = configuration.persistence.flushChanges
                 options.fullSync = configuration.persistence.durableAcks
-                let opened = try SQLiteStateStore.open(options)
-                opened.start()
+                let opened = try SQLiteStateStore.open(options, logger: logger)
                 store = opened
-                sqlite = opened
+                services.append(opened)
             } catch {
                 printError(error.message)
                 return 2
             }
+        case .redis:
+            printError("persistence.kind \"redis\": the cluster store is not available yet")
+            return 2
         }
+        let server = WebSocketServer(configuration: configuration.transportConfiguration(), logger: logger)
         let hub = Hub(
             configuration: configuration.hubConfiguration(serverName: "reactorhub/\(version)"),
             registry: registry,
-            store: store
+            store: store,
+            transport: server,
+            logger: logger
         )
+        let terminations = SignalWaiter.observeTermination()
         let port: Int
         do {
             port = try hub.start()
@@ -93,12 +107,28 @@ public enum Daemon {
         fflush(nil)
         logger.info(
             "reactorhub started",
-            metadata: ["port": String(port), "host": configuration.host, "kinds": registry.names.joined(separator: ",")]
+            metadata: [
+                "port": String(port), "host": configuration.host, "kinds": registry.names.joined(separator: ","),
+                "config": file ?? "built-in defaults",
+            ]
         )
-        let signal = await SignalWaiter.waitForTermination()
-        logger.info("shutting down", metadata: ["signal": signal])
-        await hub.shutdown(grace: .milliseconds(configuration.shutdownGraceMs))
-        await sqlite?.close()
+        // Stopped in reverse: eviction, then the hub drains, then the server delivers what
+        // is queued and closes every client with 1001, then the store commits and closes.
+        services += [server, hub, IdleEviction(hub: hub)]
+        let group = ServiceGroup(
+            services: services,
+            shutdownSignal: {
+                var received = terminations.makeAsyncIterator()
+                return await received.next() ?? "cancelled"
+            },
+            logger: logger
+        )
+        do {
+            try await group.run()
+        } catch {
+            logger.error("stopped after a failure", metadata: ["error": "\(error)"])
+            return 1
+        }
         logger.info("reactorhub stopped")
         return 0
     }
@@ -113,24 +143,32 @@ public enum Daemon {
 }
 
 extension Configuration {
+    /// The WebSocket server's settings taken from this configuration.
+    public func transportConfiguration() -> TransportConfiguration {
+        var transport = TransportConfiguration()
+        transport.host = host
+        transport.port = port
+        transport.webRoot = webRoot
+        transport.serverName = "reactorhub"
+        transport.maxMessageBytes = limits.maxMessageBytes
+        transport.maxConnections = limits.maxConnections
+        transport.pingIntervalSeconds = keepalive.pingSeconds
+        transport.pingTimeoutSeconds = keepalive.timeoutSeconds
+        transport.shutdownGrace = .milliseconds(shutdownGraceMs)
+        return transport
+    }
+
     /// The hub's settings taken from this configuration.
     public func hubConfiguration(serverName: String) -> HubConfiguration {
         var hub = HubConfiguration()
-        hub.transport.host = host
-        hub.transport.port = port
-        hub.transport.webRoot = webRoot
-        hub.transport.serverName = "reactorhub"
-        hub.transport.maxMessageBytes = limits.maxMessageBytes
-        hub.transport.maxConnections = limits.maxConnections
-        hub.transport.outboundQueueBytes = limits.outboundQueueBytes
-        hub.transport.pingIntervalSeconds = keepalive.pingSeconds
-        hub.transport.pingTimeoutSeconds = keepalive.timeoutSeconds
         hub.serverName = serverName
         hub.maxJoinsPerConnection = limits.maxJoinsPerConnection
         hub.actionsPerSecond = limits.actionsPerSecond
         hub.actionBurst = limits.actionBurst
+        hub.outboundQueueBytes = limits.outboundQueueBytes
         hub.historyPatches = history.patches
         hub.durableAcks = persistence.kind == .sqlite && persistence.durableAcks
+        hub.shutdownGrace = .milliseconds(shutdownGraceMs)
         return hub
     }
 }

@@ -2,41 +2,29 @@ import Transport
 
 /// Eviction of idle instances: their state stays in the store, their memory goes.
 extension Hub {
-    /// Every `idleEviction / 2`, evicts the instances that have had no subscriber and no
-    /// running effect for `idleEviction`.
-    func startEviction() {
-        let interval = configuration.idleEviction / 2
-        let task = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                await self?.evictIdleInstances(now: .now)
-            }
-        }
-        eviction.withLock { $0 = task }
-    }
-
-    /// Removes idle instances from memory once the store holds their last state; the next
-    /// join restores them with the same epoch, version and history.
+    /// Removes from memory the instances that no session has joined for `idleEviction`
+    /// and that run no effect, once the store holds their last state; the next join
+    /// restores them with the same epoch, version and history.
     func evictIdleInstances(now: ContinuousClock.Instant) async {
-        let candidates = state.withLock { state -> [any HubInstance] in
+        let candidates = state.withLock { state -> [InstanceSlot] in
             state.idleSince.compactMap { address, since in
                 guard now - since >= configuration.idleEviction,
-                      let instance = state.instances[address], instance.subscriberCount == 0, instance.isIdle
+                      let slot = state.slots[address], let instance = slot.instance, instance.isIdle
                 else { return nil }
-                return instance
+                return slot
             }
         }
         guard !candidates.isEmpty else { return }
         await store.flush()
         let evicted = state.withLock { state -> Int in
             var evicted = 0
-            for instance in candidates {
-                guard let current = state.instances[instance.address], current === instance,
-                      instance.subscriberCount == 0, instance.isIdle, state.idleSince[instance.address] != nil
+            for slot in candidates {
+                guard state.slots[slot.address] === slot, state.joinedCount[slot.address] == nil,
+                      state.idleSince[slot.address] != nil, slot.instance?.isIdle == true
                 else { continue }
-                state.instances[instance.address] = nil
-                state.instancesByStream[instance.stream] = nil
-                state.idleSince[instance.address] = nil
+                state.slots[slot.address] = nil
+                state.slotsByStream[slot.stream] = nil
+                state.idleSince[slot.address] = nil
                 evicted += 1
             }
             return evicted
@@ -46,6 +34,6 @@ extension Hub {
 
     /// The addresses of the instances held in memory (tests and diagnostics).
     public var residentInstances: [String] {
-        state.withLock { $0.instances.keys.map(\.description).sorted() }
+        state.withLock { $0.slots.keys.map(\.description).sorted() }
     }
 }

@@ -3,12 +3,13 @@ import Logging
 import Transport
 
 /// Routing of client messages, on the transport's service thread: joins, leaves and
-/// actions reach their instance, or are refused with the error PROTOCOL.md names.
+/// actions reach their instance (or queue in its slot while it loads), or are refused
+/// with the error PROTOCOL.md names.
 extension Hub {
     func handle(_ request: ClientRequest, from id: ConnectionID) {
         switch request.message {
         case .ping:
-            channel.send(ServerMessage.pong(ref: request.ref), to: id)
+            reply(ServerMessage.pong(ref: request.ref), to: id)
         case .join(let address, let since):
             join(address, since: since, ref: request.ref, from: id)
         case .leave(let address):
@@ -22,12 +23,12 @@ extension Hub {
         guard let kind = registry.kind(named: address.kind) else {
             return refuse(id, unknownKind(address.kind), ref: ref)
         }
-        let result = state.withLock { state -> Result<any HubInstance, ProtocolError> in
+        let result = state.withLock { state -> Result<(InstanceSlot, ConnectionOutput, created: Bool), ProtocolError> in
             guard var session = state.sessions[id] else {
                 return .failure(ProtocolError(.internal, "this connection is closing"))
             }
             if let joined = session.joined[address] {
-                return .success(joined)
+                return .success((joined, session.output, false))
             }
             guard session.joined.count < configuration.maxJoinsPerConnection else {
                 return .failure(ProtocolError(
@@ -35,41 +36,32 @@ extension Hub {
                     "this connection has joined \(session.joined.count) reactors, the limit (limits.maxJoinsPerConnection); leave one before joining \(address)"
                 ))
             }
-            let instance: any HubInstance
-            if let existing = state.instances[address] {
-                instance = existing
+            var created = false
+            let slot: InstanceSlot
+            if let existing = state.slots[address] {
+                slot = existing
             } else {
                 state.nextStream += 1
-                let context = ReactorKind.InstanceContext(
-                    stream: StreamID(rawValue: state.nextStream),
-                    channel: channel,
-                    historyCapacity: configuration.historyPatches,
-                    coalescingLimit: max(configuration.transport.outboundQueueBytes / 4, 1024),
-                    store: store,
-                    durableAcks: configuration.durableAcks,
-                    logger: Logger(label: "reactor")
-                )
-                do {
-                    instance = try kind.makeInstance(address, context)
-                } catch {
-                    logger.error("could not create instance", metadata: ["reactor": address.description, "error": "\(error)"])
-                    return .failure(ProtocolError(.internal, "\(address) could not be created: \(error)"))
-                }
-                state.instances[address] = instance
-                state.instancesByStream[instance.stream] = instance
-                logger.debug("instance created", metadata: ["reactor": address.description])
+                slot = InstanceSlot(address: address, stream: StreamID(rawValue: state.nextStream))
+                state.slots[address] = slot
+                state.slotsByStream[slot.stream] = slot
+                created = true
             }
-            session.joined[address] = instance
+            session.joined[address] = slot
             state.sessions[id] = session
+            state.joinedCount[address, default: 0] += 1
             state.idleSince[address] = nil
-            return .success(instance)
+            return .success((slot, session.output, created))
         }
         switch result {
         case .failure(let error):
             refuse(id, error, ref: ref)
-        case .success(let instance):
+        case .success(let (slot, output, created)):
             logger.debug("joined", metadata: ["session": id.description, "reactor": address.description])
-            instance.join(id, ref: ref, since: since)
+            if created {
+                load(slot, kind: kind)
+            }
+            forward(.join(output, ref: ref, since: since), to: slot)
         }
     }
 
@@ -77,19 +69,21 @@ extension Hub {
         guard registry.kind(named: address.kind) != nil else {
             return refuse(id, unknownKind(address.kind), ref: ref)
         }
-        let instance = state.withLock { state -> (any HubInstance)? in
-            guard let instance = state.sessions[id]?.joined.removeValue(forKey: address) else { return nil }
-            return instance
+        let found = state.withLock { state -> (InstanceSlot, ConnectionOutput)? in
+            guard let session = state.sessions[id], let slot = state.sessions[id]?.joined.removeValue(forKey: address) else { return nil }
+            state.forget(address)
+            return (slot, session.output)
         }
-        guard let instance else {
+        guard let (slot, output) = found else {
             return refuse(id, ProtocolError(.notJoined, "\(address) is not joined on this connection; nothing to leave"), ref: ref)
         }
-        instance.leave(id)
-        if instance.subscriberCount == 0 {
-            state.withLock { $0.idleSince[address] = .now }
-        }
         logger.debug("left", metadata: ["session": id.description, "reactor": address.description])
-        channel.send(ServerMessage.left(address.description, ref: ref), to: id)
+        leave(slot, output: output, ref: ref, reply: true)
+    }
+
+    /// Leaves `slot` (its instance, or its queue while it loads); with `reply`, answers `left`.
+    func leave(_ slot: InstanceSlot, output: ConnectionOutput, ref: JSONValue?, reply: Bool) {
+        forward(.leave(output, ref: ref, reply: reply), to: slot)
     }
 
     private func act(_ address: ReactorAddress, payload: JSONValue, ref: JSONValue?, from id: ConnectionID) {
@@ -97,11 +91,11 @@ extension Hub {
             return refuse(id, unknownKind(address.kind), ref: ref)
         }
         let now = ContinuousClock.now
-        let lookup = state.withLock { state -> Result<any HubInstance, ProtocolError> in
+        let lookup = state.withLock { state -> Result<(InstanceSlot, ConnectionOutput), ProtocolError> in
             if state.draining {
                 return .failure(ProtocolError(.overloaded, "the server is shutting down and takes no new actions; retry on another server or later"))
             }
-            guard var session = state.sessions[id], let instance = session.joined[address] else {
+            guard var session = state.sessions[id], let slot = session.joined[address] else {
                 return .failure(ProtocolError(.notJoined, "join \(address) before sending actions to it"))
             }
             guard session.bucket.take(now: now) else {
@@ -111,24 +105,76 @@ extension Hub {
                 ))
             }
             state.sessions[id] = session
-            return .success(instance)
+            return .success((slot, session.output))
         }
         switch lookup {
         case .failure(let error):
             refuse(id, error, ref: ref)
-        case .success(let instance):
-            if let error = instance.dispatch(payload, from: id, ref: ref) {
-                refuse(id, error, ref: ref)
-            }
+        case .success(let (slot, output)):
+            forward(.action(output, payload: payload, ref: ref), to: slot)
         }
+    }
+
+    /// Hands `request` to the slot's instance, queues it while the instance loads, or
+    /// answers the load's failure.
+    func forward(_ request: InstanceSlot.Pending, to slot: InstanceSlot) {
+        perform(request, route: slot.route(request), address: slot.address)
+    }
+
+    /// Carries out `request` once its slot's route is known (also for queued requests,
+    /// replayed in order when the load completes).
+    func perform(_ request: InstanceSlot.Pending, route: InstanceSlot.Route, address: ReactorAddress) {
+        switch (request, route) {
+        case (_, .queued):
+            break
+        case (.join(let output, let ref, let since), .ready(let instance)):
+            instance.join(output, ref: ref, since: since)
+        case (.action(let output, let payload, let ref), .ready(let instance)):
+            if let error = instance.dispatch(payload, from: output, ref: ref) {
+                send(ServerMessage.error(error, ref: ref), to: output, refusal: error)
+            }
+        case (.leave(let output, let ref, let reply), .ready(let instance)):
+            instance.leave(output.id)
+            if reply { send(ServerMessage.left(address.description, ref: ref), to: output) }
+        case (.join(let output, let ref, _), .failed(let error)), (.action(let output, _, let ref), .failed(let error)):
+            send(ServerMessage.error(error, ref: ref), to: output, refusal: error)
+        case (.leave(let output, let ref, let reply), .failed):
+            if reply { send(ServerMessage.left(address.description, ref: ref), to: output) }
+        }
+    }
+
+    private func send(_ message: OutboundMessage, to output: ConnectionOutput, refusal: ProtocolError? = nil) {
+        if let refusal {
+            logger.debug("refused", metadata: ["session": output.id.description, "code": refusal.code.rawValue, "message": refusal.message])
+        }
+        delivery.send(.reply(message), to: output)
+    }
+
+    /// Sends a reply to `id` if it is still open.
+    func reply(_ message: OutboundMessage, to id: ConnectionID) {
+        guard let output = delivery.output(of: id) else { return }
+        delivery.send(.reply(message), to: output)
     }
 
     func refuse(_ id: ConnectionID, _ error: ProtocolError, ref: JSONValue?) {
         logger.debug("refused", metadata: ["session": id.description, "code": error.code.rawValue, "message": error.message])
-        channel.send(ServerMessage.error(error, ref: ref), to: id)
+        reply(ServerMessage.error(error, ref: ref), to: id)
     }
 
     private func unknownKind(_ kind: String) -> ProtocolError {
         ProtocolError(.unknownReactor, "no reactor kind '\(kind)'; kinds: \(registry.names.joined(separator: ", "))")
+    }
+}
+
+extension Hub.State {
+    /// One session fewer has `address` joined; the instance is idle from now when none has.
+    mutating func forget(_ address: ReactorAddress, now: ContinuousClock.Instant = .now) {
+        let remaining = (joinedCount[address] ?? 1) - 1
+        if remaining <= 0 {
+            joinedCount[address] = nil
+            idleSince[address] = now
+        } else {
+            joinedCount[address] = remaining
+        }
     }
 }

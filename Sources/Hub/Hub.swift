@@ -1,19 +1,23 @@
 import JSON
+import Locking
 public import Logging
-import Synchronization
 public import Transport
 
 /// Serves protocol v1 (PROTOCOL.md): sessions join shared reactor instances, send
 /// actions, and receive snapshots, patches and pulses.
 ///
-/// Inbound messages arrive on the transport's service thread; the hub parses and routes
-/// them there without blocking (a short lock), and each instance's reactor runs on its
-/// own serial context, from which acks, patches and pulses are posted to the transport.
-public final class Hub: WebSocketServerDelegate, Sendable {
+/// The hub is its transport's `TransportHandler`: messages arrive on the transport's
+/// service thread, where the hub parses and routes them without blocking (short locks).
+/// Instances load off that thread (`Hub+Loading`), each instance's reactor runs on its
+/// own serial context, and everything sent to a connection goes through `Delivery`.
+public final class Hub: TransportHandler, Sendable {
     struct State {
         var sessions: [ConnectionID: Session] = [:]
-        var instances: [ReactorAddress: any HubInstance] = [:]
-        var instancesByStream: [StreamID: any HubInstance] = [:]
+        var slots: [ReactorAddress: InstanceSlot] = [:]
+        var slotsByStream: [StreamID: InstanceSlot] = [:]
+        /// Sessions that joined each address (the hub's own count, kept under its lock).
+        var joinedCount: [ReactorAddress: Int] = [:]
+        /// Addresses no session has joined since then: candidates for eviction.
         var idleSince: [ReactorAddress: ContinuousClock.Instant] = [:]
         var nextStream: UInt64 = 0
         var draining = false
@@ -23,98 +27,64 @@ public final class Hub: WebSocketServerDelegate, Sendable {
     public let configuration: HubConfiguration
     let registry: ReactorRegistry
     let store: any StateStore
-    private let server: WebSocketServer
-    let channel: any OutboundChannel
+    let transport: any MessageTransport
+    let delivery: Delivery
     let logger: Logger
-    let state = Mutex(State())
+    let state = Locked(State())
     private let helloReactors: [UInt8]
-    let eviction = Mutex<Task<Void, Never>?>(nil)
+    let shutdownRequested = Latch()
+    let stopped = Latch()
 
-    /// Creates a hub serving the kinds of `registry`, keeping instance state in `store`;
-    /// nothing listens until `start()`.
+    /// Creates a hub serving the kinds of `registry` over `transport`, keeping instance
+    /// state in `store`; nothing is served until `start()`.
     public init(
         configuration: HubConfiguration,
         registry: ReactorRegistry,
         store: any StateStore = MemoryStateStore(),
-        logger: Logger = Logger(label: "hub")
+        transport: any MessageTransport,
+        logger: Logger
     ) {
         self.configuration = configuration
         self.registry = registry
         self.store = store
+        self.transport = transport
         self.logger = logger
-        self.server = WebSocketServer(configuration: configuration.transport, logger: Logger(label: "transport"))
-        self.channel = server
+        self.delivery = Delivery(
+            transport: transport, limits: DeliveryLimits(outboundQueueBytes: configuration.outboundQueueBytes), logger: logger
+        )
         var writer = JSONWriter()
         writer.writeValue(registry.helloDescription)
         self.helloReactors = writer.bytes
     }
 
-    /// Starts listening; returns the bound port.
+    /// Starts the transport; returns its bound port.
     @discardableResult
     public func start() throws(TransportError) -> Int {
-        let port = try server.start(delegate: self, merger: PatchMerger())
-        startEviction()
-        return port
+        try transport.start(handler: self)
     }
-
-    /// The bound port, once started.
-    public var port: Int? { server.port }
-
-    /// Writes that carried several merged patches since the start (diagnostics).
-    public var mergedWrites: Int { server.mergedWrites }
 
     /// Open connections.
-    public var connectionCount: Int { server.connectionCount }
-
-    /// Shuts down as CONFIG.md describes: stop accepting, let running effects finish (at
-    /// most `grace`), answer new actions with `overloaded`, persist, deliver what is
-    /// queued, close every client with 1001.
-    public func shutdown(grace: Duration) async {
-        let instances = state.withLock { state -> [any HubInstance] in
-            state.draining = true
-            return Array(state.instances.values)
-        }
-        server.stopAccepting()
-        eviction.withLock { task in
-            task?.cancel()
-            task = nil
-        }
-        let clock = ContinuousClock()
-        let deadline = clock.now + grace
-        let settled = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await withTaskGroup(of: Void.self) { idle in
-                    for instance in instances {
-                        idle.addTask { await instance.waitUntilIdle() }
-                    }
-                }
-                return true
-            }
-            group.addTask {
-                try? await Task.sleep(until: deadline, clock: clock)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
-        if !settled {
-            logger.warning("shutdown grace elapsed with effects still running")
-        }
-        await store.flush()
-        let remaining = max(deadline - clock.now, .seconds(1))
-        await server.shutdown(code: .goingAway, reason: "server shutting down", grace: remaining)
-        logger.info("hub stopped")
+    public var connectionCount: Int {
+        state.withLock { $0.sessions.count }
     }
 
-    // MARK: WebSocketServerDelegate (service thread)
+    /// Payload bytes waiting for `id`, or nil if it is not open.
+    public func queuedBytes(of id: ConnectionID) -> Int? {
+        delivery.output(of: id)?.queuedBytes
+    }
+
+    /// Writes that carried several merged patches, over the open connections (diagnostics).
+    public var mergedWrites: Int { delivery.mergedWrites }
+
+    // MARK: TransportHandler (service thread)
 
     /// Opens a session and sends `hello`.
     public func connectionOpened(_ connection: ConnectionInfo) {
         let bucket = TokenBucket(
             ratePerSecond: configuration.actionsPerSecond, burst: configuration.actionBurst, now: .now
         )
-        state.withLock { $0.sessions[connection.id] = Session(id: connection.id, bucket: bucket) }
+        let output = delivery.open(connection.id)
+        state.withLock { $0.sessions[connection.id] = Session(output: output, bucket: bucket) }
         logger.info(
             "connection opened",
             metadata: [
@@ -124,10 +94,8 @@ public final class Hub: WebSocketServerDelegate, Sendable {
                 "subprotocol": connection.subprotocol ?? "-",
             ]
         )
-        channel.send(
-            ServerMessage.hello(server: configuration.serverName, session: connection.id.description, reactors: helloReactors),
-            to: connection.id
-        )
+        let hello = ServerMessage.hello(server: configuration.serverName, session: connection.id.description, reactors: helloReactors)
+        delivery.send(.reply(hello), to: output)
     }
 
     /// Parses and routes one client message.
@@ -142,14 +110,19 @@ public final class Hub: WebSocketServerDelegate, Sendable {
 
     /// Ends the session and leaves every reactor it joined.
     public func connectionClosed(_ id: ConnectionID, code: CloseCode, reason: String) {
-        let now = ContinuousClock.now
         let session = state.withLock { state -> Session? in
             guard let session = state.sessions.removeValue(forKey: id) else { return nil }
-            for instance in session.joined.values where instance.leave(id) && instance.subscriberCount == 0 {
-                state.idleSince[instance.address] = now
+            for address in session.joined.keys {
+                state.forget(address)
             }
             return session
         }
+        if let session {
+            for slot in session.joined.values {
+                leave(slot, output: session.output, ref: nil, reply: false)
+            }
+        }
+        delivery.closed(id)
         logger.info(
             "connection closed",
             metadata: [
@@ -159,14 +132,15 @@ public final class Hub: WebSocketServerDelegate, Sendable {
         )
     }
 
-    /// Sends fresh snapshots to a connection that caught up after its updates were dropped.
-    public func connection(_ id: ConnectionID, needsResyncOf streams: [StreamID]) {
-        let instances = state.withLock { state in
-            streams.compactMap { state.instancesByStream[$0] }
+    public func nextOutput(for id: ConnectionID) -> OutboundMessage? {
+        let (message, resync) = delivery.next(for: id)
+        if !resync.isEmpty {
+            resynchronize(id, streams: resync)
         }
-        for instance in instances {
-            logger.debug("resync after lag", metadata: ["session": id.description, "reactor": instance.address.description])
-            instance.resync(id)
-        }
+        return message
+    }
+
+    public func connectionChoked(_ id: ConnectionID) {
+        delivery.choked(id)
     }
 }

@@ -1,17 +1,15 @@
-public import Transport
-
-/// What the hub needs to know: the transport's settings and the per-connection limits.
+/// What the hub needs to know: the protocol's limits and the persistence mode.
 public struct HubConfiguration: Sendable, Equatable {
-    /// The WebSocket server's settings (host, port, web root, message and queue limits).
-    public var transport = TransportConfiguration()
     /// The `server` member of `hello`.
-    public var serverName = "reactorhub/0.1.0"
+    public var serverName = "reactorhub/\(ReactorHubVersion.current)"
     /// Joins one connection may hold at once (`too_many_joins` beyond).
     public var maxJoinsPerConnection = 64
     /// Actions per second one connection may send on average (`rate_limited` beyond).
     public var actionsPerSecond = 200
     /// Actions one connection may send in a burst.
     public var actionBurst = 400
+    /// The slow-reader threshold of each connection's outbox (`limits.outboundQueueBytes`).
+    public var outboundQueueBytes = 1_048_576
     /// Patches kept per instance for resumes (`history.patches`).
     public var historyPatches = 256
     /// An instance without subscribers or running effects for this long is evicted from
@@ -20,6 +18,8 @@ public struct HubConfiguration: Sendable, Equatable {
     /// Acks, patches and pulses leave only once the state they reveal is durable in the
     /// state store (`persistence.durableAcks`).
     public var durableAcks = false
+    /// How long running effects may finish at shutdown (`shutdownGraceMs`).
+    public var shutdownGrace: Duration = .seconds(5)
 
     /// The defaults of PROTOCOL.md and CONFIG.md.
     public init() {}

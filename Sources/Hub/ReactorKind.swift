@@ -9,11 +9,8 @@ struct ReactorKind: Sendable {
     /// Everything an instance needs from the hub.
     struct InstanceContext: Sendable {
         var stream: StreamID
-        var channel: any OutboundChannel
+        var delivery: Delivery
         var historyCapacity: Int
-        /// The largest patch frame a burst is combined into (a part of the slow-consumer
-        /// threshold, so that one combined frame never counts as a backlog by itself).
-        var coalescingLimit: Int
         var store: any StateStore
         var durableAcks: Bool
         var logger: Logger

@@ -1,6 +1,6 @@
 import JSON
 public import Reactor
-import Synchronization
+import Locking
 
 /// The reactor kinds a hub serves, by name. A Swift developer adds one in one line:
 ///
@@ -11,8 +11,8 @@ import Synchronization
 /// The action enum must be `Decodable` (the wire shape of PROTOCOL.md is derived from its
 /// cases) and the state `Encodable` (`@Pulse` properties become `pulse` messages).
 public final class ReactorRegistry: Sendable {
-    private let kinds = Mutex<[String: ReactorKind]>([:])
-    private let order = Mutex<[String]>([])
+    private let kinds = Locked<[String: ReactorKind]>([:])
+    private let order = Locked<[String]>([])
 
     /// Creates an empty registry.
     public init() {}

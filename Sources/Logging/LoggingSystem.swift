@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// The process-wide logging configuration: the handler every logger writes to and the
 /// level new loggers start with.
@@ -8,7 +8,7 @@ public enum LoggingSystem {
         var level: Logger.Level = .info
     }
 
-    private static let settings = Mutex(Settings())
+    private static let settings = Locked(Settings())
 
     /// Installs the handler that receives every record from now on, and the default level
     /// of loggers created afterwards.

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
+import Locking
 
 /// Writes one line per record to standard error:
 /// `2026-11-30T04:22:37.123Z info hub: joined reactor=counter/lobby session=c7`.
@@ -11,7 +11,7 @@ import Synchronization
 /// Metadata keys are sorted so that lines are stable and easy to grep; values containing
 /// spaces or quotes are quoted.
 public struct StandardErrorLogHandler: LogHandler {
-    private static let lock = Mutex(())
+    private static let lock = Locked(())
 
     /// Creates the handler.
     public init() {}

@@ -3,6 +3,7 @@ public import Hub
 import JSON
 public import Logging
 import Locking
+public import Lifecycle
 
 /// Keeps every instance's state, version, epoch and recent patches in an SQLite database
 /// (WAL mode), so that a restart is invisible to clients.
@@ -42,7 +43,9 @@ public final class SQLiteStateStore: StateStore, @unchecked Sendable {
     let runs: StoreRuns
     private let reader: Locked<SQLiteReader>
     let pending = PendingBatches()
-    private let stopped = Locked<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    /// Opens when the writer thread has ended (after its last commit and the marker).
+    private let writerEnded = Latch()
+    private let started = Locked(false)
 
     private init(options: Options, writer: SQLiteConnection, runs: StoreRuns, logger: Logger) throws(PersistenceError) {
         self.options = options
@@ -56,7 +59,7 @@ public final class SQLiteStateStore: StateStore, @unchecked Sendable {
     /// Opens (or creates) the database at `options.path`, checks that it is a ReactorHub
     /// database it can write, and prepares it. Nothing is written to a file that is not
     /// a ReactorHub database, or that is corrupt.
-    public static func open(_ options: Options, logger: Logger = Logger(label: "persistence")) throws(PersistenceError) -> SQLiteStateStore {
+    public static func open(_ options: Options, logger: Logger) throws(PersistenceError) -> SQLiteStateStore {
         let folder = (options.path as NSString).deletingLastPathComponent
         if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
             do {
@@ -81,8 +84,13 @@ public final class SQLiteStateStore: StateStore, @unchecked Sendable {
         return store
     }
 
-    /// Starts the writer thread. Call once, before recording changes.
+    /// Starts the writer thread, once; `run()` does it too.
     public func start() {
+        let first = started.withLock { started in
+            defer { started = true }
+            return !started
+        }
+        guard first else { return }
         let thread = Thread { [self] in
             writerLoop()
         }
@@ -132,25 +140,30 @@ public final class SQLiteStateStore: StateStore, @unchecked Sendable {
     /// Commits what is pending, stops the writer thread and marks the stop clean (see
     /// `StoreRuns`). Call once nothing more can reach clients (the server has stopped).
     public func close() async {
-        await flush()
+        start()
         pending.stop()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = stopped.withLock { stopped in
-                if !stopped.done { stopped.waiters.append(continuation) }
-                return stopped.done
-            }
-            if done { continuation.resume() }
-        }
+        await writerEnded.wait()
     }
 
     /// Called by the writer thread as it ends.
     func writerStopped() {
-        let waiters = stopped.withLock { stopped in
-            stopped.done = true
-            defer { stopped.waiters = [] }
-            return stopped.waiters
-        }
-        for waiter in waiters { waiter.resume() }
+        writerEnded.open()
+    }
+}
+
+/// The store's writer as a service: it commits until asked to stop, then commits what
+/// is pending, marks the stop clean and returns. It is stopped last, after the hub and
+/// the server, so that everything they published is in it.
+extension SQLiteStateStore: Service {
+    public var name: String { "sqlite" }
+
+    public func run() async throws {
+        start()
+        await writerEnded.wait()
+    }
+
+    public func triggerGracefulShutdown() {
+        pending.stop()
     }
 }
 

@@ -1,11 +1,3 @@
-import Synchronization
-
-/// Counters of one connection readable from any thread.
-final class ConnectionCounters: Sendable {
-    /// Payload bytes queued and not yet handed to the socket.
-    let queuedBytes = Atomic<Int>(0)
-}
-
 /// The service thread's state for one open WebSocket connection. Only the service
 /// thread touches it; lws keeps a retained reference in the session's user data.
 final class Connection {
@@ -13,14 +5,12 @@ final class Connection {
     struct PendingClose {
         var code: CloseCode
         var reason: String
-        /// Write what is queued first (shutdown), or drop it (protocol violations).
+        /// Write the waiting output first (shutdown), or drop it (protocol violations).
         var afterFlush: Bool
     }
 
     let id: ConnectionID
     let wsi: OpaquePointer
-    let counters = ConnectionCounters()
-    var queue: OutboundQueue
     var assembler: InboundAssembler
     var pendingClose: PendingClose?
     /// The close status received from the peer, if it sent a close frame.
@@ -28,15 +18,12 @@ final class Connection {
     /// The close status this side sent.
     var sentClose: (code: CloseCode, reason: String)?
     var writableRequested = false
+    /// Reading was paused by the layer above (`setReading`).
+    var readingPaused = false
 
-    init(id: ConnectionID, wsi: OpaquePointer, queueLimit: Int, maxMessageBytes: Int) {
+    init(id: ConnectionID, wsi: OpaquePointer, maxMessageBytes: Int) {
         self.id = id
         self.wsi = wsi
-        self.queue = OutboundQueue(limit: queueLimit)
         self.assembler = InboundAssembler(maxMessageBytes: maxMessageBytes)
-    }
-
-    func publishQueueSize() {
-        counters.queuedBytes.store(queue.bytes, ordering: .relaxed)
     }
 }

@@ -14,18 +14,3 @@ public struct ConnectionID: Hashable, Sendable, Comparable, CustomStringConverti
 
     public var description: String { "c\(rawValue)" }
 }
-
-/// An opaque tag chosen by the layer above for a stream of state updates (one per shared
-/// reactor instance), so that the slow-consumer policy can drop and resynchronise one
-/// stream without knowing what it carries.
-public struct StreamID: Hashable, Sendable, CustomStringConvertible {
-    /// The number the layer above assigned.
-    public let rawValue: UInt64
-
-    /// Wraps a number assigned by the layer above.
-    public init(rawValue: UInt64) {
-        self.rawValue = rawValue
-    }
-
-    public var description: String { "s\(rawValue)" }
-}

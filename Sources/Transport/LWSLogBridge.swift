@@ -1,23 +1,31 @@
 internal import CLibWebSockets
+import Locking
 import Logging
-import Synchronization
 
-/// Routes libwebsockets' own log lines into the project's logger: its errors at
-/// `warning` (they concern one peer, rarely the server), its warnings at `debug`.
+/// Routes libwebsockets' own log lines into the logger of the server that installed it
+/// last: lws' errors at `warning` (they concern one peer, rarely the server), its
+/// warnings at `debug`. lws logs through one process-wide C callback, which has no
+/// context pointer, hence the one logger kept here.
 enum LWSLogBridge {
-    private static let installed = Atomic<Bool>(false)
+    fileprivate static let logger = Locked<Logger?>(nil)
 
-    static func install() {
-        guard !installed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        lws_set_log_level(rh_lws_log_err() | rh_lws_log_warn(), lwsLogEmit)
+    static func install(logger: Logger) {
+        var logger = logger
+        logger[metadataKey: "source"] = "lws"
+        let first = Self.logger.withLock { current in
+            defer { current = logger }
+            return current == nil
+        }
+        if first {
+            lws_set_log_level(rh_lws_log_err() | rh_lws_log_warn(), lwsLogEmit)
+        }
     }
 }
 
 private func lwsLogEmit(_ level: Int32, _ line: UnsafePointer<CChar>?) {
-    guard let line else { return }
+    guard let line, let logger = LWSLogBridge.logger.withLock({ $0 }) else { return }
     var text = String(cString: line)
     while text.last == "\n" { text.removeLast() }
-    let logger = Logger(label: "lws")
     if level & rh_lws_log_err() != 0 {
         logger.warning(text)
     } else {

@@ -11,48 +11,28 @@ internal import CLibWebSockets
 /// the service thread and only while it writes this message, one write at a time; no
 /// other code reads the headroom.
 public final class OutboundMessage: @unchecked Sendable {
-    /// How the slow-consumer policy may treat a message.
-    public enum Kind: Hashable, Sendable {
-        /// Never dropped (replies: ack, error, pong, hello, snapshot replies...).
-        case reliable
-        /// A state update of a stream; dropped when the connection lags, after which the
-        /// stream needs a resync.
-        case stateUpdate(StreamID)
-        /// A one-shot event of a stream; dropped when the connection lags, nothing owed.
-        case event(StreamID)
-        /// A full state of a stream: never dropped, and ends the stream's lag.
-        case resync(StreamID)
-    }
-
     /// Bytes libwebsockets needs writable in front of every payload.
     public static let headroom: Int = Int(rh_lws_pre())
 
-    /// How the slow-consumer policy may treat this message.
-    public let kind: Kind
-    /// What the layer above needs to merge consecutive state updates of one stream (see
-    /// `OutboundMerger`); the transport only hands it back.
-    public let attachment: (any Sendable)?
     /// The payload size in bytes (without the headroom).
     public let count: Int
     private let storage: UnsafeMutableRawPointer
 
     /// Copies `bytes` (UTF-8 JSON text) into a new message.
-    public convenience init(_ bytes: some Collection<UInt8>, kind: Kind = .reliable, attachment: (any Sendable)? = nil) {
-        self.init(count: bytes.count, kind: kind, attachment: attachment) { buffer in
+    public convenience init(_ bytes: some Collection<UInt8>) {
+        self.init(count: bytes.count) { buffer in
             _ = buffer.initialize(from: bytes)
         }
     }
 
     /// Copies the UTF-8 of `text` into a new message.
-    public convenience init(text: String, kind: Kind = .reliable) {
-        self.init(text.utf8, kind: kind)
+    public convenience init(text: String) {
+        self.init(text.utf8)
     }
 
     /// Creates a message of `count` bytes written by `body` in place.
-    public init(count: Int, kind: Kind, attachment: (any Sendable)? = nil, _ body: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
+    public init(count: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
         precondition(count >= 0)
-        self.kind = kind
-        self.attachment = attachment
         self.count = count
         self.storage = UnsafeMutableRawPointer.allocate(byteCount: Self.headroom + count + 1, alignment: 16)
         let payload = (storage + Self.headroom).bindMemory(to: UInt8.self, capacity: count)

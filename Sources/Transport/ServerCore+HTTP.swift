@@ -1,4 +1,5 @@
 internal import CLibWebSockets
+import Foundation
 import Logging
 
 /// The HTTP side of the service thread: upgrade checks, `/healthz`, static files.
@@ -22,9 +23,7 @@ extension ServerCore {
             return 1
         }
         if let offered = header(wsi, rh_lws_token_protocol()) {
-            let names = offered.split(separator: ",").map { name in
-                String(name.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
-            }
+            let names = offered.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             if !names.isEmpty && !names.contains(configuration.subprotocol) {
                 respond(
                     wsi,

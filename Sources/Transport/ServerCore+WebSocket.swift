@@ -16,20 +16,14 @@ extension ServerCore {
         return (CloseCode(rawValue: code), reason)
     }
 
-    /// A WebSocket upgrade was negotiated: register the connection and tell the delegate.
+    /// A WebSocket upgrade was negotiated: register the connection and tell the handler.
     func established(_ wsi: OpaquePointer, session: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> Int32 {
         guard let session else { return -1 }
         nextConnectionNumber += 1
         let id = ConnectionID(rawValue: nextConnectionNumber)
-        let connection = Connection(
-            id: id,
-            wsi: wsi,
-            queueLimit: configuration.outboundQueueBytes,
-            maxMessageBytes: configuration.maxMessageBytes
-        )
+        let connection = Connection(id: id, wsi: wsi, maxMessageBytes: configuration.maxMessageBytes)
         session.pointee = Unmanaged.passRetained(connection).toOpaque()
         connections[id] = connection
-        registry.withLock { $0[id] = connection.counters }
         connectionCount.add(1, ordering: .relaxed)
 
         let offeredProtocols = header(wsi, rh_lws_token_protocol()) ?? ""
@@ -40,7 +34,7 @@ extension ServerCore {
             subprotocol: offeredProtocols.isEmpty ? nil : configuration.subprotocol,
             peerAddress: peerAddress(wsi)
         )
-        delegate.connectionOpened(info)
+        handler.connectionOpened(info)
         return 0
     }
 
@@ -57,7 +51,7 @@ extension ServerCore {
         case .incomplete:
             return 0
         case .message(let bytes):
-            delegate.connection(connection.id, received: bytes)
+            handler.connection(connection.id, received: bytes)
             return 0
         case .refuse(let code, let reason):
             logger.debug(
@@ -68,59 +62,32 @@ extension ServerCore {
         }
     }
 
-    /// The socket can take more: writes queued messages until the queue is empty or the
+    /// The socket can take more: pulls and writes messages until nothing waits or the
     /// socket would block (as lws' own mirror protocol does), then asks to be called again
-    /// if anything is left.
+    /// if output still waits.
     func writable(_ connection: Connection) -> Int32 {
         connection.writableRequested = false
         while true {
-            if let close = connection.pendingClose, !close.afterFlush || connection.queue.isEmpty {
+            if let close = connection.pendingClose, !close.afterFlush {
                 return closeNow(connection, code: close.code, reason: close.reason)
             }
-            guard let message = nextMessage(for: connection) else {
-                askForResyncIfDrained(connection)
+            guard let message = handler.nextOutput(for: connection.id) else {
+                if let close = connection.pendingClose {
+                    return closeNow(connection, code: close.code, reason: close.reason)
+                }
                 return 0
             }
-            connection.publishQueueSize()
             let written = rh_lws_write_text(connection.wsi, message.payloadPointer, message.count)
             if written < 0 {
                 logger.debug("write failed; closing", metadata: ["session": connection.id.description])
                 return -1
             }
-            if connection.queue.isEmpty && connection.pendingClose == nil {
-                askForResyncIfDrained(connection)
-                return 0
-            }
-            // Only when more is waiting: is there room for it now? (one poll, no wait)
+            // Is there room for more now? (one poll, no wait)
             if lws_send_pipe_choked(connection.wsi) != 0 {
                 requestWritable(connection)
+                handler.connectionChoked(connection.id)
                 return 0
             }
-        }
-    }
-
-    /// The next message to write: the queue's head, or, when state updates of one stream
-    /// have piled up behind it, all of them merged into one.
-    private func nextMessage(for connection: Connection) -> OutboundMessage? {
-        guard let merger else { return connection.queue.popFirst() }
-        let run = connection.queue.popMergeableRun(maxMessages: 256, maxBytes: max(configuration.outboundQueueBytes / 4, 16384))
-        guard run.count > 1 else { return run.first }
-        if let merged = merger.merge(run) {
-            mergedWrites.add(1, ordering: .relaxed)
-            return merged
-        }
-        // Not mergeable after all: put the rest back in front, in order.
-        connection.queue.pushFront(run.dropFirst())
-        return run.first
-    }
-
-    /// Once a lagging connection's queue is empty, asks the delegate (once per lag) for a
-    /// resync of the streams whose updates were discarded.
-    func askForResyncIfDrained(_ connection: Connection) {
-        guard connection.queue.isEmpty, connection.pendingClose == nil else { return }
-        let streams = connection.queue.takeResyncRequest()
-        if !streams.isEmpty {
-            delegate.connection(connection.id, needsResyncOf: streams)
         }
     }
 
@@ -132,17 +99,18 @@ extension ServerCore {
         return -1
     }
 
-    /// The connection is gone: release it and tell the delegate.
+    /// The connection is gone: release it and tell the handler.
     func closed(session: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
         guard let session, let stored = session.pointee else { return }
         session.pointee = nil
         let connection = Unmanaged<Connection>.fromOpaque(stored).takeRetainedValue()
         connections[connection.id] = nil
-        registry.withLock { $0[connection.id] = nil }
-        connectionCount.subtract(1, ordering: .relaxed)
-        connection.queue.removeAll()
+        let remaining = connectionCount.subtract(1, ordering: .relaxed).newValue
         let (code, reason) = connection.sentClose ?? connection.peerClose ?? (.abnormal, "connection lost")
-        delegate.connectionClosed(connection.id, code: code, reason: reason)
+        handler.connectionClosed(connection.id, code: code, reason: reason)
+        if remaining == 0 && refusingConnections.load(ordering: .relaxed) {
+            allClosed.open()
+        }
     }
 
     func header(_ wsi: OpaquePointer, _ token: Int32) -> String? {

@@ -1,5 +1,6 @@
 internal import CLibWebSockets
 import Foundation
+import Locking
 import Logging
 import Synchronization
 
@@ -8,29 +9,26 @@ import Synchronization
 /// Safety of `@unchecked Sendable`: the stored properties marked "service thread" are
 /// touched only by the lws service thread (inside `lws_service` callbacks and the loop
 /// itself) and, before that thread starts or after it ends, by the one thread that
-/// starts or joins it. Everything other threads touch is a `let`, an `Atomic` or behind
-/// a `Mutex`: `inbox`, `registry`, `connectionCount`, `refusingConnections`, `running`.
+/// starts or joins it. Everything other threads touch is a `let`, an `Atomic` or a
+/// `Latch`: `inbox`, `connectionCount`, `refusingConnections`, `running`, `threadEnded`,
+/// `allClosed`.
 final class ServerCore: @unchecked Sendable {
     let configuration: TransportConfiguration
     let logger: Logger
-    let delegate: any WebSocketServerDelegate
-    let merger: (any OutboundMerger)?
-    /// Writes that carried several merged state updates (diagnostics, benchmarks).
-    let mergedWrites = Atomic<Int>(0)
+    let handler: any TransportHandler
     let resolver: StaticFileResolver?
     let inbox = ServiceInbox()
-    /// Queue counters of open connections, for `queuedBytes(of:)` from any thread.
-    let registry = Mutex<[ConnectionID: ConnectionCounters]>([:])
     let connectionCount = Atomic<Int>(0)
     let refusingConnections = Atomic<Bool>(false)
     let running = Atomic<Bool>(true)
-    private let threadExit = Mutex<(finished: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    /// Opens when the service thread has ended and released the context.
+    let threadEnded = Latch()
+    /// Opens when no connection is left once the server refuses new ones (shutdown).
+    let allClosed = Latch()
 
     // Service thread.
     var connections: [ConnectionID: Connection] = [:]
     var nextConnectionNumber: UInt64 = 0
-    /// Numbers the inbox drains, so a queue can tell updates that arrived together.
-    var drainNumber: UInt64 = 0
     /// Bodies of HTTP responses that are written in one go are not kept; this holds the
     /// wsi of HTTP exchanges only while lws serves a file.
     private(set) var context: OpaquePointer?
@@ -42,10 +40,9 @@ final class ServerCore: @unchecked Sendable {
     private let retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>
     private var cStrings: [UnsafeMutablePointer<CChar>] = []
 
-    init(configuration: TransportConfiguration, delegate: any WebSocketServerDelegate, merger: (any OutboundMerger)?, logger: Logger) {
+    init(configuration: TransportConfiguration, handler: any TransportHandler, logger: Logger) {
         self.configuration = configuration
-        self.delegate = delegate
-        self.merger = merger
+        self.handler = handler
         self.logger = logger
         self.resolver = configuration.webRoot.flatMap { StaticFileResolver(webRoot: $0) }
         protocols = .allocate(capacity: 2)
@@ -75,7 +72,7 @@ final class ServerCore: @unchecked Sendable {
 
     /// Creates the context and binds the listening socket, on the calling thread.
     func createContext() throws(TransportError) {
-        LWSLogBridge.install()
+        LWSLogBridge.install(logger: logger)
         ResourceLimits.raiseOpenFileLimit(toAtLeast: configuration.maxConnections + 256, logger: logger)
 
         protocols[0].name = UnsafePointer(cString(configuration.subprotocol))
@@ -147,27 +144,7 @@ final class ServerCore: @unchecked Sendable {
             lws_context_destroy(context)
             self.context = nil
         }
-        let waiters = threadExit.withLock { state in
-            state.finished = true
-            let waiters = state.waiters
-            state.waiters = []
-            return waiters
-        }
-        for waiter in waiters {
-            waiter.resume()
-        }
-    }
-
-    /// Waits until the service thread has ended and released the context.
-    func waitForServiceThread() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let alreadyFinished = threadExit.withLock { state in
-                if state.finished { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if alreadyFinished { continuation.resume() }
-        }
+        threadEnded.open()
     }
 
     /// Queues `command` for the service thread and wakes it when needed.
@@ -179,18 +156,22 @@ final class ServerCore: @unchecked Sendable {
 
     /// Runs the commands posted by other threads (service thread).
     func drainInbox() {
-        drainNumber &+= 1
         for command in inbox.takeAll() {
             switch command {
-            case .send(let message, let id):
+            case .outputReady(let id):
                 if let connection = connections[id] {
-                    enqueue(message, on: connection)
+                    requestWritable(connection)
                 }
-            case .broadcast(let message, let ids):
+            case .outputReadyMany(let ids):
                 for id in ids {
                     if let connection = connections[id] {
-                        enqueue(message, on: connection)
+                        requestWritable(connection)
                     }
+                }
+            case .setReading(let id, let enabled):
+                if let connection = connections[id], connection.readingPaused == enabled {
+                    connection.readingPaused = !enabled
+                    lws_rx_flow_control(connection.wsi, enabled ? 1 : 0)
                 }
             case .close(let id, let code, let reason, let afterFlush):
                 if let connection = connections[id] {
@@ -206,43 +187,8 @@ final class ServerCore: @unchecked Sendable {
         }
     }
 
-    /// Appends `message` to the connection's queue under the slow-consumer policy.
-    func enqueue(_ message: OutboundMessage, on connection: Connection) {
-        guard connection.pendingClose == nil || connection.pendingClose?.afterFlush == true else { return }
-        switch connection.queue.append(message, arrival: drainNumber, peerIsChoked: { lws_send_pipe_choked(connection.wsi) != 0 }) {
-        case .queued:
-            break
-        case .discarded:
-            // Nothing new to write; if the queue has already drained, the resync is due now.
-            askForResyncIfDrained(connection)
-            return
-        case .lagStarted(let dropped, let streams):
-            logger.info(
-                "slow connection: discarded queued updates",
-                metadata: [
-                    "session": connection.id.description,
-                    "discarded": String(dropped),
-                    "streams": streams.map(\.description).joined(separator: ","),
-                ]
-            )
-        case .overloaded:
-            logger.warning(
-                "connection too slow to keep its replies; closing",
-                metadata: ["session": connection.id.description, "queuedBytes": String(connection.queue.bytes)]
-            )
-            connection.queue.removeAll()
-            scheduleClose(connection, code: .tryAgainLater, reason: "too slow to keep up", afterFlush: false)
-        }
-        connection.publishQueueSize()
-        requestWritable(connection)
-    }
-
     func scheduleClose(_ connection: Connection, code: CloseCode, reason: String, afterFlush: Bool) {
         if let existing = connection.pendingClose, !existing.afterFlush { return }
-        if !afterFlush {
-            connection.queue.removeAll()
-            connection.publishQueueSize()
-        }
         connection.pendingClose = .init(code: code, reason: reason, afterFlush: afterFlush)
         requestWritable(connection)
     }

@@ -1,18 +1,19 @@
-import Synchronization
+import Locking
 
 /// Work posted to the service thread by other threads. Posting never blocks beyond a
 /// short lock; the poster wakes the thread with `lws_cancel_service` only when the
 /// inbox was empty, so a burst of posts costs one wake-up.
 final class ServiceInbox: Sendable {
     enum Command: Sendable {
-        case send(OutboundMessage, ConnectionID)
-        case broadcast(OutboundMessage, [ConnectionID])
+        case outputReady(ConnectionID)
+        case outputReadyMany([ConnectionID])
+        case setReading(ConnectionID, Bool)
         case close(ConnectionID, CloseCode, String, afterFlush: Bool)
         case closeAll(CloseCode, String, afterFlush: Bool)
         case stop
     }
 
-    private let commands = Mutex<[Command]>([])
+    private let commands = Locked<[Command]>([])
 
     /// Appends `command`; returns true when the inbox was empty (the caller must wake
     /// the service thread).

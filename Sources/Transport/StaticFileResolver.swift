@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 
 /// Maps a request path to a file under the web root, refusing anything that would escape
 /// it: `..` segments, percent-encoded traversal, NUL bytes, backslashes, and symbolic
@@ -25,7 +26,7 @@ struct StaticFileResolver: Sendable {
 
     /// The file for `requestPath` (the path part of the URL, query removed), or `nil`.
     func resolve(_ requestPath: String) -> Resolved? {
-        guard let decoded = Self.percentDecoded(requestPath), decoded.hasPrefix("/") else { return nil }
+        guard let decoded = requestPath.removingPercentEncoding, decoded.hasPrefix("/") else { return nil }
         var segments: [Substring] = []
         for segment in decoded.split(separator: "/", omittingEmptySubsequences: true) {
             if segment == "." || segment == ".." || segment.contains("\\") || segment.contains("\0") {
@@ -46,32 +47,6 @@ struct StaticFileResolver: Sendable {
               Self.isRegularFile(canonical)
         else { return nil }
         return Resolved(path: canonical, contentType: ContentType.forPath(canonical))
-    }
-
-    static func percentDecoded(_ text: String) -> String? {
-        guard text.contains("%") else { return text }
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                return nil
-            }
-            bytes.append(high << 4 | low)
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     static func canonicalPath(_ path: String) -> String? {

@@ -18,12 +18,13 @@ public struct TransportConfiguration: Sendable, Equatable {
     public var maxMessageBytes: Int = 65536
     /// Upgrades past this many open WebSocket connections are refused with HTTP 503.
     public var maxConnections: Int = 10000
-    /// The outbound backlog at which a connection's droppable messages are discarded.
-    public var outboundQueueBytes: Int = 1_048_576
     /// Seconds without a pong before the server pings a connection.
     public var pingIntervalSeconds: Int = 30
     /// Seconds without a pong after which the connection is dropped as dead.
     public var pingTimeoutSeconds: Int = 60
+    /// At shutdown, how long connections get to take what is queued and close before
+    /// they are dropped (`shutdownGraceMs`).
+    public var shutdownGrace: Duration = .seconds(5)
 
     /// Creates the default configuration.
     public init() {}

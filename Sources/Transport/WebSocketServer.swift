@@ -1,42 +1,41 @@
+public import Lifecycle
 public import Logging
-import Synchronization
+import Locking
 
-/// A WebSocket and static-file server on one port, built on libwebsockets.
+/// A WebSocket and static-file server on one port, built on libwebsockets: the daemon's
+/// `MessageTransport`.
 ///
 /// libwebsockets runs on one service thread owned by the server; every other method
-/// here may be called from any thread and never blocks beyond a short lock: sends are
+/// here may be called from any thread and never blocks beyond a short lock: commands are
 /// posted to an inbox that the service thread drains after being woken.
 ///
 /// ```swift
-/// let server = WebSocketServer(configuration: config)
-/// let port = try server.start(delegate: hub)
-/// server.send(OutboundMessage(text: "{\"type\":\"pong\"}"), to: id)
-/// await server.shutdown(grace: .seconds(5))
+/// let server = WebSocketServer(configuration: config, logger: logger)
+/// let port = try server.start(handler: hub)
+/// server.outputReady(id)            // the hub has something for `id`
+/// await server.shutdown(code: .goingAway, reason: "server shutting down", grace: .seconds(5))
 /// ```
-public final class WebSocketServer: Sendable {
+public final class WebSocketServer: MessageTransport {
     private enum Phase: Sendable {
         case idle
         case running(ServerCore)
-        case stopped
+        case stopped(ServerCore?)
     }
 
     /// The configuration the server was created with.
     public let configuration: TransportConfiguration
     private let logger: Logger
-    private let phase = Mutex<Phase>(.idle)
+    private let phase = Locked<Phase>(.idle)
 
-    /// Creates a server; nothing is bound until `start(delegate:)`.
-    public init(configuration: TransportConfiguration, logger: Logger = Logger(label: "transport")) {
+    /// Creates a server; nothing is bound until `start(handler:)`.
+    public init(configuration: TransportConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
     }
 
     /// Binds the listening socket and starts the service thread; returns the bound port.
-    /// The server keeps `delegate` until it has shut down. With a `merger`, state updates
-    /// of one stream that piled up in a connection's queue leave as one message.
-    @discardableResult
-    public func start(delegate: any WebSocketServerDelegate, merger: (any OutboundMerger)? = nil) throws(TransportError) -> Int {
-        let core = ServerCore(configuration: configuration, delegate: delegate, merger: merger, logger: logger)
+    public func start(handler: any TransportHandler) throws(TransportError) -> Int {
+        let core = ServerCore(configuration: configuration, handler: handler, logger: logger)
         let started = phase.withLock { phase -> Bool in
             guard case .idle = phase else { return false }
             phase = .running(core)
@@ -46,7 +45,7 @@ public final class WebSocketServer: Sendable {
         do {
             try core.createContext()
         } catch {
-            phase.withLock { $0 = .stopped }
+            phase.withLock { $0 = .stopped(nil) }
             throw error
         }
         if configuration.webRoot != nil && core.resolver == nil {
@@ -66,31 +65,23 @@ public final class WebSocketServer: Sendable {
     /// The port the server listens on, once started.
     public var port: Int? { core?.boundPort }
 
-    /// Writes that carried several merged state updates since the start.
-    public var mergedWrites: Int { core?.mergedWrites.load(ordering: .relaxed) ?? 0 }
-
     /// Open WebSocket connections.
     public var connectionCount: Int { core?.connectionCount.load(ordering: .relaxed) ?? 0 }
 
-    /// Payload bytes queued for `id` and not yet written, or nil if it is not open.
-    public func queuedBytes(of id: ConnectionID) -> Int? {
-        guard let core else { return nil }
-        return core.registry.withLock { $0[id] }?.queuedBytes.load(ordering: .relaxed)
+    public func outputReady(_ id: ConnectionID) {
+        core?.post(.outputReady(id))
     }
 
-    /// Queues `message` for one connection. Messages to a connection keep their order.
-    public func send(_ message: OutboundMessage, to id: ConnectionID) {
-        core?.post(.send(message, id))
-    }
-
-    /// Queues the same `message` (one buffer, shared) for every connection in `ids`.
-    public func send(_ message: OutboundMessage, to ids: [ConnectionID]) {
+    public func outputReady(_ ids: [ConnectionID]) {
         guard !ids.isEmpty else { return }
-        core?.post(.broadcast(message, ids))
+        core?.post(.outputReadyMany(ids))
     }
 
-    /// Closes one connection with `code`; with `afterFlush`, what is queued is written first.
-    public func close(_ id: ConnectionID, code: CloseCode, reason: String, afterFlush: Bool = true) {
+    public func setReading(_ id: ConnectionID, enabled: Bool) {
+        core?.post(.setReading(id, enabled))
+    }
+
+    public func close(_ id: ConnectionID, code: CloseCode, reason: String, afterFlush: Bool) {
         core?.post(.close(id, code, reason, afterFlush: afterFlush))
     }
 
@@ -99,36 +90,51 @@ public final class WebSocketServer: Sendable {
         core?.refusingConnections.store(true, ordering: .relaxed)
     }
 
-    /// Stops the server: refuses new connections, writes what is queued, closes every
-    /// client with `code` (1001 by default), and after `grace` drops whoever is left;
-    /// then ends the service thread and releases libwebsockets.
-    public func shutdown(
-        code: CloseCode = .goingAway,
-        reason: String = "server shutting down",
-        grace: Duration = .seconds(5)
-    ) async {
+    /// Stops the server: refuses new connections, writes what waits, closes every client
+    /// with `code`, and after `grace` drops whoever is left; then ends the service thread
+    /// and releases libwebsockets.
+    public func shutdown(code: CloseCode, reason: String, grace: Duration) async {
         guard let core = phase.withLock({ phase -> ServerCore? in
             guard case .running(let core) = phase else { return nil }
-            phase = .stopped
+            phase = .stopped(core)
             return core
         }) else { return }
         core.refusingConnections.store(true, ordering: .relaxed)
-        core.post(.closeAll(code, reason, afterFlush: true))
-        let clock = ContinuousClock()
-        let deadline = clock.now + grace
-        while core.connectionCount.load(ordering: .relaxed) > 0 && clock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
+        if core.connectionCount.load(ordering: .relaxed) == 0 {
+            core.allClosed.open()
         }
-        let remaining = core.connectionCount.load(ordering: .relaxed)
-        if remaining > 0 {
+        core.post(.closeAll(code, reason, afterFlush: true))
+        if await !core.allClosed.wait(timeout: grace) {
+            let remaining = core.connectionCount.load(ordering: .relaxed)
             logger.warning("shutdown grace elapsed; dropping connections", metadata: ["connections": String(remaining)])
             core.post(.closeAll(code, reason, afterFlush: false))
-            let hardDeadline = clock.now + .milliseconds(500)
-            while core.connectionCount.load(ordering: .relaxed) > 0 && clock.now < hardDeadline {
-                try? await Task.sleep(for: .milliseconds(5))
-            }
+            _ = await core.allClosed.wait(timeout: .seconds(1))
         }
         core.post(.stop)
-        await core.waitForServiceThread()
+        await core.threadEnded.wait()
+    }
+
+    /// Returns once the server has shut down (its service thread ended), or at once when
+    /// it never started.
+    public func run() async throws {
+        let core = phase.withLock { phase -> ServerCore? in
+            switch phase {
+            case .running(let core): core
+            case .stopped(let core): core
+            case .idle: nil
+            }
+        }
+        await core?.threadEnded.wait()
+    }
+}
+
+/// The server as a service: it serves until asked to stop, then writes what each
+/// connection has waiting, closes every client with 1001 (dropping those still open
+/// after `shutdownGrace`) and returns.
+extension WebSocketServer: Service {
+    public var name: String { "server" }
+
+    public func triggerGracefulShutdown() {
+        Task { await shutdown(code: .goingAway, reason: "server shutting down", grace: configuration.shutdownGrace) }
     }
 }

@@ -71,13 +71,12 @@ struct HubValueTests {
 
     @Test func historyServesConsecutiveFramesOrNil() {
         var history = PatchHistory(capacity: 3)
-        let frames = (1...5).map { OutboundMessageFactory.make("v\($0)") }
-        for (index, frame) in frames.enumerated() {
-            history.append(frame, version: index + 1)
+        for version in 1...5 {
+            history.append(PatchFrameFactory.make(version))
         }
         #expect(history.frames(after: 5, current: 5)?.count == 0)
-        #expect(history.frames(after: 2, current: 5)?.map(\.text) == ["v3", "v4", "v5"])
-        #expect(history.frames(after: 3, current: 5)?.map(\.text) == ["v4", "v5"])
+        #expect(history.frames(after: 2, current: 5)?.map(\.version) == [3, 4, 5])
+        #expect(history.frames(after: 3, current: 5)?.map(\.version) == [4, 5])
         #expect(history.frames(after: 1, current: 5) == nil)
     }
 

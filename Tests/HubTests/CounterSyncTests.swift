@@ -6,8 +6,8 @@ import Testing
 @Suite("Counter over protocol v1")
 struct CounterSyncTests {
     @Test func helloDescribesEveryKindFromItsTypes() async throws {
-        try await withHub { _, port in
-            let client = try await ProtocolClient.connect(port: port)
+        try await withHub { _, server in
+            let client = try await server.connect()
             #expect(client.hello["type"] == "hello")
             #expect(client.hello["protocol"] == 1)
             #expect(client.hello["server"] == "reactorhub/0.1.0")
@@ -24,9 +24,10 @@ struct CounterSyncTests {
         }
     }
 
-    @Test func increaseFollowsTheSeedSequenceWithConsecutiveVersions() async throws {
-        try await withHub { _, port in
-            let client = try await ProtocolClient.connect(port: port)
+    @Test(arguments: [TestTransport.inMemory, .overTheWire])
+    func increaseFollowsTheSeedSequenceWithConsecutiveVersions(transport: TestTransport) async throws {
+        try await withHub(transport: transport) { _, server in
+            let client = try await server.connect()
             let snapshot = try await client.join("counter/seq")
             #expect(snapshot["version"] == 0)
             #expect(snapshot["ref"] == 1)
@@ -49,8 +50,8 @@ struct CounterSyncTests {
     }
 
     @Test func actionWithoutRefIsNotAcked() async throws {
-        try await withHub { _, port in
-            let client = try await ProtocolClient.connect(port: port)
+        try await withHub { _, server in
+            let client = try await server.connect()
             try await client.join("counter/noref")
             try await client.send(#"{"type":"action","reactor":"counter/noref","action":{"type":"decrease"}}"#)
             let first = try await client.next()
@@ -60,8 +61,8 @@ struct CounterSyncTests {
     }
 
     @Test func twoOverlappingIncreasesMergeToTwoWithTwoPulses() async throws {
-        try await withHub(counterDelay: .milliseconds(150)) { _, port in
-            let client = try await ProtocolClient.connect(port: port)
+        try await withHub(counterDelay: .milliseconds(150)) { _, server in
+            let client = try await server.connect()
             try await client.join("counter/overlap")
             try await client.send(#"{"type":"action","reactor":"counter/overlap","action":"increase","ref":1}"#)
             try await client.send(#"{"type":"action","reactor":"counter/overlap","action":"increase","ref":2}"#)
@@ -94,12 +95,12 @@ struct CounterSyncTests {
     }
 
     @Test func lateJoinerGetsCurrentStateButNoOldPulse() async throws {
-        try await withHub(counterDelay: .milliseconds(10)) { _, port in
-            let first = try await ProtocolClient.connect(port: port)
+        try await withHub(counterDelay: .milliseconds(10)) { _, server in
+            let first = try await server.connect()
             try await first.join("counter/late")
             try await first.send(#"{"type":"action","reactor":"counter/late","action":"increase"}"#)
             for _ in 0..<4 { _ = try await first.next() }  // 3 patches + the pulse
-            let late = try await ProtocolClient.connect(port: port)
+            let late = try await server.connect()
             let snapshot = try await late.join("counter/late")
             #expect(snapshot["version"] == 3)
             #expect(snapshot["state"] == .object(["value": 1, "isLoading": false]))
@@ -108,10 +109,10 @@ struct CounterSyncTests {
     }
 
     @Test func twentyClientsSeeIdenticalFrames() async throws {
-        try await withHub(counterDelay: .milliseconds(5)) { _, port in
+        try await withHub(counterDelay: .milliseconds(5)) { _, server in
             var clients: [ProtocolClient] = []
             for _ in 0..<20 {
-                let client = try await ProtocolClient.connect(port: port)
+                let client = try await server.connect()
                 try await client.join("counter/crowd")
                 clients.append(client)
             }
@@ -160,8 +161,8 @@ struct CounterSyncTests {
     }
 
     @Test func rejoiningAnswersAFreshSnapshotAndLeaveAnswersLeft() async throws {
-        try await withHub { _, port in
-            let client = try await ProtocolClient.connect(port: port)
+        try await withHub { _, server in
+            let client = try await server.connect()
             try await client.join("counter/rejoin", ref: 1)
             let again = try await client.join("counter/rejoin", ref: 2)
             #expect(again["ref"] == 2)

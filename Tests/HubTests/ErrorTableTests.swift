@@ -29,10 +29,10 @@ struct ErrorTableTests {
         Case(name: "bad since", message: #"{"type":"join","reactor":"counter/e","since":{"epoch":1}}"#, code: "bad_request", ref: nil, mentions: ["since"]),
     ]
 
-    @Test(arguments: cases)
-    func refusalIsAnsweredAndPingStillWorks(_ testCase: Case) async throws {
-        try await withHub { _, port in
-            let client = try await ProtocolClient.connect(port: port)
+    @Test(arguments: cases, [TestTransport.inMemory, .overTheWire])
+    func refusalIsAnsweredAndPingStillWorks(_ testCase: Case, transport: TestTransport) async throws {
+        try await withHub(transport: transport) { _, server in
+            let client = try await server.connect()
             try await client.send(testCase.message)
             let reply = try await client.next()
             #expect(reply["type"] == "error")
@@ -47,8 +47,8 @@ struct ErrorTableTests {
     }
 
     @Test func unknownActionListsTheActionsAndChangesNothing() async throws {
-        try await withHub { _, port in
-            let client = try await ProtocolClient.connect(port: port)
+        try await withHub { _, server in
+            let client = try await server.connect()
             try await client.join("counter/e")
             try await client.send(#"{"type":"action","reactor":"counter/e","action":{"type":"jump"},"ref":3}"#)
             let reply = try await client.next()
@@ -62,8 +62,8 @@ struct ErrorTableTests {
     }
 
     @Test func wrongMemberTypeNamesTheMember() async throws {
-        try await withHub { _, port in
-            let client = try await ProtocolClient.connect(port: port)
+        try await withHub { _, server in
+            let client = try await server.connect()
             try await client.join("weather/e")
             try await client.send(#"{"type":"action","reactor":"weather/e","action":{"type":"searchCityWeather","city":5},"ref":1}"#)
             let reply = try await client.next()
@@ -78,8 +78,8 @@ struct ErrorTableTests {
     }
 
     @Test func joinsPastTheLimitAreRefused() async throws {
-        try await withHub(configure: { $0.maxJoinsPerConnection = 2 }) { _, port in
-            let client = try await ProtocolClient.connect(port: port)
+        try await withHub(configure: { $0.maxJoinsPerConnection = 2 }) { _, server in
+            let client = try await server.connect()
             try await client.join("counter/a")
             try await client.join("counter/b")
             try await client.send(#"{"type":"join","reactor":"counter/c","ref":"c"}"#)
@@ -95,10 +95,12 @@ struct ErrorTableTests {
 
     @Test func actionsPastTheRateAreRefusedThenAllowedAgain() async throws {
         try await withHub(configure: {
-            $0.actionsPerSecond = 5
+            // A slow refill: the four actions arrive well within half a second of each other
+            // even on a loaded machine.
+            $0.actionsPerSecond = 2
             $0.actionBurst = 3
-        }) { _, port in
-            let client = try await ProtocolClient.connect(port: port)
+        }) { _, server in
+            let client = try await server.connect()
             try await client.join("weather/rate")
             for ref in 1...4 {
                 try await client.send(#"{"type":"action","reactor":"weather/rate","action":{"type":"nope"},"ref":\#(ref)}"#)
@@ -109,7 +111,7 @@ struct ErrorTableTests {
             }
             #expect(codes == ["unknown_action", "unknown_action", "unknown_action", "rate_limited"])
             try await client.pingPong()
-            try await Task.sleep(for: .milliseconds(450))
+            try await Task.sleep(for: .milliseconds(1200))
             try await client.send(#"{"type":"action","reactor":"weather/rate","action":{"type":"nope"},"ref":5}"#)
             #expect(try await client.next()["code"] == "unknown_action")
         }

@@ -1,13 +1,14 @@
 import Hub
 import JSON
+import Locking
 import TestSupport
 import Testing
 
 @Suite("Idle instances")
 struct EvictionTests {
     @Test func idleInstancesAreEvictedAndComeBackWithEpochVersionAndHistory() async throws {
-        try await withHub(counterDelay: .milliseconds(1), configure: { $0.idleEviction = .milliseconds(200) }) { hub, port in
-            let client = try await ProtocolClient.connect(port: port)
+        try await withHub(counterDelay: .milliseconds(1), configure: { $0.idleEviction = .milliseconds(600) }) { hub, server in
+            let client = try await server.connect()
             let snapshot = try await client.join("counter/idle")
             let epoch = try #require(snapshot["epoch"]?.stringValue)
             try await client.send(#"{"type":"action","reactor":"counter/idle","action":"increase"}"#)
@@ -20,7 +21,7 @@ struct EvictionTests {
             #expect(hub.residentInstances == ["counter/idle", "counter/never"])
 
             let clock = ContinuousClock()
-            let deadline = clock.now + .seconds(5)
+            let deadline = clock.now + .seconds(30)
             while !hub.residentInstances.isEmpty && clock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
             }
@@ -40,18 +41,33 @@ struct EvictionTests {
     }
 
     @Test func instancesWithSubscribersOrRunningEffectsStay() async throws {
-        try await withHub(counterDelay: .milliseconds(600), configure: { $0.idleEviction = .milliseconds(100) }) { hub, port in
-            let watcher = try await ProtocolClient.connect(port: port)
+        let gate = Latch()
+        let registry = testRegistry()
+        registry.register("gated") { GatedReactor(gate: gate) }
+        try await withHub(registry: registry, configure: { $0.idleEviction = .milliseconds(100) }) { hub, server in
+            let watcher = try await server.connect()
             try await watcher.join("counter/watched")
-            let actor = try await ProtocolClient.connect(port: port)
-            try await actor.join("counter/busy")
-            try await actor.send(#"{"type":"action","reactor":"counter/busy","action":"increase"}"#)
-            _ = try await actor.next()
-            try await actor.send(#"{"type":"leave","reactor":"counter/busy"}"#)
-            _ = try await actor.next()
-            try await Task.sleep(for: .milliseconds(400))
-            // The increase's effect is still waiting for its delay; the watched one has a subscriber.
-            #expect(hub.residentInstances == ["counter/busy", "counter/watched"])
+            let actor = try await server.connect()
+            try await actor.join("gated/busy")
+            try await actor.send(#"{"type":"action","reactor":"gated/busy","action":"start"}"#)
+            #expect(try await actor.next()["version"] == 1)
+            try await actor.send(#"{"type":"leave","reactor":"gated/busy","ref":1}"#)
+            #expect(try await actor.next()["type"] == "left")
+            // A probe left after them: once it is evicted, an eviction pass has weighed the
+            // other two as well.
+            try await actor.join("counter/probe")
+            try await actor.send(#"{"type":"action","reactor":"counter/probe","action":"increase"}"#)
+            while try await actor.next()["type"] != "pulse" {}
+            try await actor.send(#"{"type":"leave","reactor":"counter/probe","ref":2}"#)
+            #expect(try await actor.next()["type"] == "left")
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(30)
+            while hub.residentInstances.contains("counter/probe") && clock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            // The start's effect is still running; the watched one has a subscriber.
+            #expect(hub.residentInstances == ["counter/watched", "gated/busy"])
+            gate.open()
         }
     }
 }

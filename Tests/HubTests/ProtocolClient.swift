@@ -2,43 +2,47 @@ import JSON
 import TestSupport
 import Testing
 
-/// A protocol v1 client over the raw test socket: sends JSON text, parses what arrives.
+/// A protocol v1 client over a `TextConnection` (in memory or a real socket): sends JSON
+/// text, parses what arrives.
 final class ProtocolClient: Sendable {
-    let socket: WebSocketTestClient
+    let connection: any TextConnection
     /// The `hello` the server sent first.
     let hello: JSONValue
 
-    private init(socket: WebSocketTestClient, hello: JSONValue) {
-        self.socket = socket
-        self.hello = hello
-    }
-
-    /// Connects and reads `hello`.
-    static func connect(port: Int) async throws -> ProtocolClient {
-        let socket = try await WebSocketTestClient.connect(port: port, subprotocols: ["reactorhub.v1"])
-        let hello = try JSONParser().parse(try await socket.receiveText())
-        return ProtocolClient(socket: socket, hello: hello)
+    init(connection: any TextConnection) async throws {
+        self.connection = connection
+        self.hello = try JSONParser().parse(try await connection.receiveText(timeout: 10))
     }
 
     var session: String { hello["session"]?.stringValue ?? "" }
 
     func send(_ text: String) async throws {
-        try await socket.send(text)
+        try await connection.sendText(text)
     }
 
     /// The next message, parsed.
-    func next(timeout: Double = 5) async throws -> JSONValue {
-        try JSONParser().parse(try await socket.receiveText(timeout: timeout))
+    func next(timeout: Double = 10) async throws -> JSONValue {
+        try JSONParser().parse(try await connection.receiveText(timeout: timeout))
     }
 
     /// The next message's raw text.
-    func nextText(timeout: Double = 5) async throws -> String {
-        try await socket.receiveText(timeout: timeout)
+    func nextText(timeout: Double = 10) async throws -> String {
+        try await connection.receiveText(timeout: timeout)
+    }
+
+    /// The close status the server sent.
+    func closeCode(timeout: Double = 10) async throws -> UInt16? {
+        try await connection.receiveCloseCode(timeout: timeout)
+    }
+
+    /// Drops the connection without a close.
+    func abort() async {
+        await connection.abort()
     }
 
     /// Asserts that nothing arrives within `seconds`.
     func expectSilence(for seconds: Double = 0.3, sourceLocation: SourceLocation = #_sourceLocation) async {
-        if let text = try? await socket.receiveText(timeout: seconds) {
+        if let text = try? await connection.receiveText(timeout: seconds) {
             Issue.record("expected no message, got \(text)", sourceLocation: sourceLocation)
         }
     }

@@ -6,8 +6,8 @@ import Testing
 @Suite("Resume with since")
 struct ResumeTests {
     /// Makes `count` changes on `address` through a second client and waits for them.
-    func change(_ address: String, count: Int, port: Int) async throws {
-        let other = try await ProtocolClient.connect(port: port)
+    func change(_ address: String, count: Int, server: TestServer) async throws {
+        let other = try await server.connect()
         try await other.join(address)
         for _ in 0..<count {
             try await other.send(#"{"type":"action","reactor":"\#(address)","action":"increase"}"#)
@@ -15,16 +15,17 @@ struct ResumeTests {
         }
     }
 
-    @Test func resumeSendsResumedThenExactlyTheMissedPatches() async throws {
-        try await withHub(counterDelay: .milliseconds(1)) { _, port in
-            let client = try await ProtocolClient.connect(port: port)
+    @Test(arguments: [TestTransport.inMemory, .overTheWire])
+    func resumeSendsResumedThenExactlyTheMissedPatches(transport: TestTransport) async throws {
+        try await withHub(counterDelay: .milliseconds(1), transport: transport) { _, server in
+            let client = try await server.connect()
             let snapshot = try await client.join("counter/resume")
             let epoch = try #require(snapshot["epoch"]?.stringValue)
-            await client.socket.abort()
+            await client.abort()
 
-            try await change("counter/resume", count: 2, port: port)  // versions 1...6
+            try await change("counter/resume", count: 2, server: server)  // versions 1...6
 
-            let back = try await ProtocolClient.connect(port: port)
+            let back = try await server.connect()
             try await back.send(#"{"type":"join","reactor":"counter/resume","ref":"r","since":{"epoch":"\#(epoch)","version":0}}"#)
             #expect(try await back.nextText() == #"{"type":"resumed","reactor":"counter/resume","ref":"r","epoch":"\#(epoch)","version":0}"#)
             var state: JSONValue = .object(["value": 0, "isLoading": false])
@@ -40,11 +41,11 @@ struct ResumeTests {
     }
 
     @Test func resumeAtTheCurrentVersionSendsNoPatch() async throws {
-        try await withHub { _, port in
-            let client = try await ProtocolClient.connect(port: port)
+        try await withHub { _, server in
+            let client = try await server.connect()
             let snapshot = try await client.join("counter/same")
             let epoch = try #require(snapshot["epoch"]?.stringValue)
-            let back = try await ProtocolClient.connect(port: port)
+            let back = try await server.connect()
             try await back.send(#"{"type":"join","reactor":"counter/same","since":{"epoch":"\#(epoch)","version":0}}"#)
             let reply = try await back.next()
             #expect(reply["type"] == "resumed")
@@ -54,9 +55,9 @@ struct ResumeTests {
     }
 
     @Test func wrongEpochGetsASnapshot() async throws {
-        try await withHub(counterDelay: .milliseconds(1)) { _, port in
-            try await change("counter/epoch", count: 1, port: port)
-            let back = try await ProtocolClient.connect(port: port)
+        try await withHub(counterDelay: .milliseconds(1)) { _, server in
+            try await change("counter/epoch", count: 1, server: server)
+            let back = try await server.connect()
             try await back.send(#"{"type":"join","reactor":"counter/epoch","since":{"epoch":"not-it","version":1}}"#)
             let reply = try await back.next()
             #expect(reply["type"] == "snapshot")
@@ -66,8 +67,8 @@ struct ResumeTests {
     }
 
     @Test func versionAheadOfTheServerGetsASnapshot() async throws {
-        try await withHub { _, port in
-            let client = try await ProtocolClient.connect(port: port)
+        try await withHub { _, server in
+            let client = try await server.connect()
             let epoch = try #require(try await client.join("counter/ahead")["epoch"]?.stringValue)
             try await client.send(#"{"type":"join","reactor":"counter/ahead","since":{"epoch":"\#(epoch)","version":99}}"#)
             #expect(try await client.next()["type"] == "snapshot")
@@ -75,17 +76,17 @@ struct ResumeTests {
     }
 
     @Test func versionOlderThanTheHistoryGetsASnapshot() async throws {
-        try await withHub(counterDelay: .milliseconds(1), configure: { $0.historyPatches = 4 }) { _, port in
-            let client = try await ProtocolClient.connect(port: port)
+        try await withHub(counterDelay: .milliseconds(1), configure: { $0.historyPatches = 4 }) { _, server in
+            let client = try await server.connect()
             let epoch = try #require(try await client.join("counter/old")["epoch"]?.stringValue)
-            await client.socket.abort()
-            try await change("counter/old", count: 2, port: port)  // 6 versions, 4 kept
-            let stale = try await ProtocolClient.connect(port: port)
+            await client.abort()
+            try await change("counter/old", count: 2, server: server)  // 6 versions, 4 kept
+            let stale = try await server.connect()
             try await stale.send(#"{"type":"join","reactor":"counter/old","since":{"epoch":"\#(epoch)","version":1}}"#)
             let reply = try await stale.next()
             #expect(reply["type"] == "snapshot")
             #expect(reply["version"] == 6)
-            let recent = try await ProtocolClient.connect(port: port)
+            let recent = try await server.connect()
             try await recent.send(#"{"type":"join","reactor":"counter/old","since":{"epoch":"\#(epoch)","version":2}}"#)
             let resumed = try await recent.next()
             #expect(resumed["type"] == "resumed")

@@ -1,42 +1,61 @@
 import Hub
 import JSON
+import Locking
 import Reactors
 import TestSupport
 import Testing
 
 @Suite("Graceful shutdown")
 struct ShutdownTests {
+    /// An effect is still running when the shutdown starts: new actions are refused with
+    /// `overloaded`, the running effect finishes and its patch is delivered, then 1001.
     @Test func shutdownDeliversAckedActionsPatchesThenCloses1001() async throws {
-        var configuration = HubConfiguration()
-        configuration.transport.port = 0
-        configuration.transport.webRoot = nil
+        let gate = Latch()
         let registry = ReactorRegistry()
-        registry.register("counter") { CounterReactor(delay: .milliseconds(1500)) }
-        let hub = Hub(configuration: configuration, registry: registry)
-        let port = try hub.start()
-        let client = try await ProtocolClient.connect(port: port)
-        try await client.join("counter/bye")
-        try await client.send(#"{"type":"action","reactor":"counter/bye","action":"increase","ref":1}"#)
+        registry.register("gated") { GatedReactor(gate: gate) }
+        let transport = InMemoryTransport()
+        let hub = Hub(configuration: HubConfiguration(), registry: registry, transport: transport, logger: testLogger)
+        try hub.start()
+        let client = try await ProtocolClient(connection: transport.connect())
+        try await client.join("gated/bye")
+        try await client.send(#"{"type":"action","reactor":"gated/bye","action":"start","ref":1}"#)
         #expect(try await client.next()["type"] == "ack")
         #expect(try await client.next()["version"] == 1)
-        // The increase is still waiting for its delay when the shutdown starts.
-        async let stopped: Void = hub.shutdown(grace: .seconds(5))
-        try await Task.sleep(for: .milliseconds(50))
-        let late = try await client.nextIfAny(timeout: 0.1)
-        #expect(late == nil)
-        try await client.send(#"{"type":"action","reactor":"counter/bye","action":"increase","ref":2}"#)
-        #expect(try await client.next()["code"] == "overloaded")
-        #expect(try await client.next()["version"] == 2)
-        #expect(try await client.next()["version"] == 3)
-        #expect(try await client.next()["type"] == "pulse")
-        #expect(try await client.socket.receiveClose().code == 1001)
+        async let stopped: Void = hub.shutdown(grace: .seconds(30))
+        while transport.isAccepting {
+            await Task.yield()
+        }
+        try await client.send(#"{"type":"action","reactor":"gated/bye","action":"start","ref":2}"#)
+        let refusal = try await client.next()
+        #expect(refusal["code"] == "overloaded" && refusal["ref"] == 2)
+        gate.open()
+        let patch = try await client.next()
+        #expect(patch["version"] == 2)
+        #expect(patch["patch"] == .array([.object(["op": "replace", "path": "/phase", "value": "finished"])]))
+        #expect(try await client.closeCode() == 1001)
         await stopped
+    }
+
+    @Test func overTheWireShutdownClosesEveryClientWith1001() async throws {
+        try await withHub(transport: .overTheWire) { hub, server in
+            let clients = try await (0..<3).asyncMap { _ in try await server.connect() }
+            for client in clients {
+                try await client.join("counter/wire")
+            }
+            await hub.shutdown(grace: .seconds(2))
+            for client in clients {
+                #expect(try await client.closeCode() == 1001)
+            }
+        }
     }
 }
 
-extension ProtocolClient {
-    func nextIfAny(timeout: Double) async throws -> JSONValue? {
-        guard let text = try? await socket.receiveText(timeout: timeout) else { return nil }
-        return try JSONParser().parse(text)
+extension Sequence {
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self {
+            results.append(try await transform(element))
+        }
+        return results
     }
 }

@@ -5,9 +5,10 @@ import Testing
 
 @Suite("Weather over protocol v1")
 struct WeatherSyncTests {
-    @Test func searchGoesLoadingWeatherLoaded() async throws {
-        try await withHub { _, port in
-            let client = try await ProtocolClient.connect(port: port)
+    @Test(arguments: [TestTransport.inMemory, .overTheWire])
+    func searchGoesLoadingWeatherLoaded(transport: TestTransport) async throws {
+        try await withHub(transport: transport) { _, server in
+            let client = try await server.connect()
             let snapshot = try await client.join("weather/w")
             #expect(snapshot["state"] == .object(["weather": .null, "isLoading": false]))
             try await client.send(#"{"type":"action","reactor":"weather/w","action":{"type":"searchCityWeather","city":"seoul"},"ref":1}"#)
@@ -23,8 +24,8 @@ struct WeatherSyncTests {
     }
 
     @Test func searchWhileLoadingIsIgnored() async throws {
-        try await withHub(weatherLatency: .milliseconds(200)) { _, port in
-            let client = try await ProtocolClient.connect(port: port)
+        try await withHub(weatherLatency: .milliseconds(200)) { _, server in
+            let client = try await server.connect()
             try await client.join("weather/busy")
             try await client.send(#"{"type":"action","reactor":"weather/busy","action":{"type":"searchCityWeather","city":"Seoul"},"ref":1}"#)
             try await client.send(#"{"type":"action","reactor":"weather/busy","action":{"type":"searchCityWeather","city":"Paris"},"ref":2}"#)
@@ -42,8 +43,8 @@ struct WeatherSyncTests {
     }
 
     @Test func unknownCityPulsesErrorAndLeavesWeatherUnchanged() async throws {
-        try await withHub { _, port in
-            let client = try await ProtocolClient.connect(port: port)
+        try await withHub { _, server in
+            let client = try await server.connect()
             try await client.join("weather/none")
             try await client.send(#"{"type":"action","reactor":"weather/none","action":{"type":"searchCityWeather","city":"Atlantis"}}"#)
             #expect(try await client.nextText()

@@ -1,6 +1,7 @@
 import Foundation
 import Hub
 import JSON
+import Logging
 import Persistence
 import Synchronization
 import Testing
@@ -14,7 +15,7 @@ struct SQLiteStateStoreTests {
     func open(flushMs: Int = 50) throws -> SQLiteStateStore {
         var options = SQLiteStateStore.Options(path: path)
         options.flushInterval = .milliseconds(flushMs)
-        let store = try SQLiteStateStore.open(options)
+        let store = try SQLiteStateStore.open(options, logger: Logger(label: "test"))
         store.start()
         return store
     }
@@ -132,7 +133,7 @@ struct SQLiteStateStoreTests {
 
     @Test func anUnwritableLocationIsRefused() throws {
         #expect(throws: PersistenceError.self) {
-            _ = try SQLiteStateStore.open(SQLiteStateStore.Options(path: "/proc/reactorhub/state.sqlite"))
+            _ = try SQLiteStateStore.open(SQLiteStateStore.Options(path: "/proc/reactorhub/state.sqlite"), logger: Logger(label: "test"))
         }
     }
 }

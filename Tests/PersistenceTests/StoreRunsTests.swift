@@ -1,6 +1,7 @@
 import Foundation
 import Hub
 import JSON
+import Logging
 import Persistence
 import Testing
 
@@ -17,7 +18,7 @@ struct StoreRunsTests {
         var options = SQLiteStateStore.Options(path: path)
         options.flushInterval = .milliseconds(20)
         options.fullSync = durable
-        let store = try SQLiteStateStore.open(options)
+        let store = try SQLiteStateStore.open(options, logger: Logger(label: "test"))
         store.start()
         return store
     }

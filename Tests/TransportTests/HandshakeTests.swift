@@ -5,14 +5,14 @@ import Transport
 @Suite("WebSocket handshake")
 struct HandshakeTests {
     @Test func offeredSubprotocolIsSelectedAndReported() async throws {
-        try await withServer { _, port, delegate in
+        try await withServer { _, port, handler in
             let client = try await WebSocketTestClient.connect(
                 port: port, subprotocols: ["reactorhub.v1"], origin: "http://example.test"
             )
             #expect(client.responseStatus == 101)
             #expect(client.responseHeaders["sec-websocket-protocol"] == "reactorhub.v1")
-            #expect(await delegate.waitUntil { $0.opened.count == 1 })
-            let info = try #require(delegate.opened.first)
+            #expect(await handler.waitUntil { $0.opened.count == 1 })
+            let info = try #require(handler.opened.first)
             #expect(info.path == "/ws")
             #expect(info.subprotocol == "reactorhub.v1")
             #expect(info.origin == "http://example.test")
@@ -21,13 +21,13 @@ struct HandshakeTests {
     }
 
     @Test func clientOfferingNoSubprotocolIsServedTheSameProtocol() async throws {
-        try await withServer { _, port, delegate in
+        try await withServer { _, port, handler in
             let client = try await WebSocketTestClient.connect(port: port)
             #expect(client.responseStatus == 101)
             #expect(client.responseHeaders["sec-websocket-protocol"] == nil)
-            #expect(await delegate.waitUntil { $0.opened.count == 1 })
-            #expect(delegate.opened.first?.subprotocol == nil)
-            #expect(delegate.opened.first?.origin == nil)
+            #expect(await handler.waitUntil { $0.opened.count == 1 })
+            #expect(handler.opened.first?.subprotocol == nil)
+            #expect(handler.opened.first?.origin == nil)
             try await client.send("still served")
             #expect(try await client.receiveText() == "still served")
         }
@@ -41,29 +41,29 @@ struct HandshakeTests {
     }
 
     @Test func unsupportedSubprotocolIsRefusedWith400() async throws {
-        try await withServer { _, port, delegate in
+        try await withServer { _, port, handler in
             let client = try await WebSocketTestClient.attempt(port: port, subprotocols: ["mqtt"])
             #expect(client.responseStatus == 400)
-            #expect(delegate.opened.isEmpty)
+            #expect(handler.opened.isEmpty)
         }
     }
 
     @Test func upgradeOnAnotherPathIsRefusedWith404() async throws {
-        try await withServer { _, port, delegate in
+        try await withServer { _, port, handler in
             let client = try await WebSocketTestClient.attempt(port: port, path: "/socket")
             #expect(client.responseStatus == 404)
-            #expect(delegate.opened.isEmpty)
+            #expect(handler.opened.isEmpty)
         }
     }
 
     @Test func connectionIDsAreDistinctAndIncreasing() async throws {
-        try await withServer { _, port, delegate in
+        try await withServer { _, port, handler in
             var clients: [WebSocketTestClient] = []
             for _ in 0..<5 {
                 clients.append(try await WebSocketTestClient.connect(port: port))
             }
-            #expect(await delegate.waitUntil { $0.opened.count == 5 })
-            let ids = delegate.opened.map(\.id)
+            #expect(await handler.waitUntil { $0.opened.count == 5 })
+            let ids = handler.opened.map(\.id)
             #expect(Set(ids).count == 5)
             #expect(ids == ids.sorted())
         }

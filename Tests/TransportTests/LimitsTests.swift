@@ -14,70 +14,70 @@ struct LimitsTests {
     }
 
     @Test func messageOneByteOverMaxClosesWith1009() async throws {
-        try await withServer { server, port, delegate in
+        try await withServer { server, port, handler in
             let client = try await WebSocketTestClient.connect(port: port)
             try await client.send(String(repeating: "a", count: server.configuration.maxMessageBytes + 1))
             let close = try await client.receiveClose()
             #expect(close.code == 1009)
-            #expect(await delegate.waitUntil { $0.closed.count == 1 })
-            #expect(delegate.closed.first?.code == .messageTooBig)
-            #expect(delegate.messageCount == 0)
+            #expect(await handler.waitUntil { $0.closed.count == 1 })
+            #expect(handler.closed.first?.code == .messageTooBig)
+            #expect(handler.messageCount == 0)
         }
     }
 
     @Test func oversizedFragmentedMessageClosesWith1009() async throws {
-        try await withServer(configure: { $0.maxMessageBytes = 1000 }) { _, port, delegate in
+        try await withServer(configure: { $0.maxMessageBytes = 1000 }) { _, port, handler in
             let client = try await WebSocketTestClient.connect(port: port)
             try await client.sendFragmented(String(repeating: "b", count: 1001), parts: 4)
             #expect(try await client.receiveClose().code == 1009)
-            #expect(delegate.messageCount == 0)
+            #expect(handler.messageCount == 0)
         }
     }
 
     @Test func binaryFrameClosesWith1003() async throws {
-        try await withServer { _, port, delegate in
+        try await withServer { _, port, handler in
             let client = try await WebSocketTestClient.connect(port: port)
             try await client.sendFrame(opcode: 0x2, payload: [1, 2, 3])
             #expect(try await client.receiveClose().code == 1003)
-            #expect(await delegate.waitUntil { $0.closed.first?.code == .unsupportedData })
-            #expect(delegate.messageCount == 0)
+            #expect(await handler.waitUntil { $0.closed.first?.code == .unsupportedData })
+            #expect(handler.messageCount == 0)
         }
     }
 
     @Test func invalidUTF8ClosesWith1007() async throws {
-        try await withServer { _, port, delegate in
+        try await withServer { _, port, handler in
             let client = try await WebSocketTestClient.connect(port: port)
             try await client.sendFrame(opcode: 0x1, payload: [0x7b, 0xff, 0xfe, 0x7d])
             #expect(try await client.receiveClose().code == 1007)
-            #expect(await delegate.waitUntil { $0.closed.count == 1 })
-            #expect(delegate.messageCount == 0)
+            #expect(await handler.waitUntil { $0.closed.count == 1 })
+            #expect(handler.messageCount == 0)
         }
     }
 
     @Test func invalidUTF8SplitAcrossFragmentsClosesWith1007() async throws {
-        try await withServer { _, port, delegate in
+        try await withServer { _, port, handler in
             let client = try await WebSocketTestClient.connect(port: port)
             // "é" is C3 A9; send C3 then a non-continuation byte in the next fragment.
             try await client.sendFrame(opcode: 0x1, payload: [0x61, 0xC3], fin: false)
             try await client.sendFrame(opcode: 0x0, payload: [0x41], fin: true)
             #expect(try await client.receiveClose().code == 1007)
-            #expect(delegate.messageCount == 0)
+            #expect(handler.messageCount == 0)
         }
     }
 
     @Test func upgradesPastMaxConnectionsAreRefusedWith503() async throws {
-        try await withServer(configure: { $0.maxConnections = 3 }) { server, port, delegate in
+        try await withServer(configure: { $0.maxConnections = 3 }) { server, port, handler in
             var clients: [WebSocketTestClient] = []
             for _ in 0..<3 {
                 clients.append(try await WebSocketTestClient.connect(port: port))
             }
-            #expect(await delegate.waitUntil { $0.opened.count == 3 })
+            #expect(await handler.waitUntil { $0.opened.count == 3 })
             let refused = try await WebSocketTestClient.attempt(port: port)
             #expect(refused.responseStatus == 503)
             #expect(server.connectionCount == 3)
 
             try await clients[0].sendClose()
-            #expect(await delegate.waitUntil { $0.closed.count == 1 })
+            #expect(await handler.waitUntil { $0.closed.count == 1 })
             let admitted = try await WebSocketTestClient.connect(port: port)
             #expect(admitted.responseStatus == 101)
         }

@@ -64,3 +64,135 @@ def test_port_zero_prints_the_line_serves_health_and_sigterm_exits_0(tmp_path):
     assert process.wait(timeout=10) == 0
     log = process.stderr.read().decode()
     assert "shutting down" in log and "signal=SIGTERM" in log
+
+
+def test_help_lists_every_environment_variable_and_the_token_command():
+    usage = run("--help").stdout.decode()
+    for name in ["REACTORHUB_HOST", "REACTORHUB_PORT", "REACTORHUB_LOG_LEVEL", "REACTORHUB_AUTH_SECRET",
+                 "REACTORHUB_CLUSTER_REDIS", "REACTORHUB_NODE_ID", "REACTORHUB_PERSISTENCE_PATH",
+                 "--cluster-redis HOST:PORT", "--node-id ID", "reactorhub token --sub SUB"]:
+        assert name in usage, name
+
+
+def test_version_prints_the_one_version():
+    result = run("--version")
+    assert (result.returncode, result.stdout) == (0, b"reactorhub 0.1.0\n")
+
+
+def test_unknown_key_is_refused_with_a_suggestion(tmp_path):
+    config = tmp_path / "c.json"
+    config.write_text('{"limits": {"maxConnection": 5}}')
+    result = run("--config", str(config))
+    assert result.returncode == 2
+    assert result.stderr.decode().splitlines() == [
+        f"reactorhub: {config}: unknown key 'limits.maxConnection' (did you mean 'limits.maxConnections'?); "
+        "keys accepted in 'limits': maxMessageBytes, maxConnections, maxJoinsPerConnection, actionsPerSecond, "
+        "actionBurst, outboundQueueBytes"]
+
+
+def test_rules_between_keys_exit_2_naming_the_key(tmp_path):
+    cases = {
+        '{"auth": {"required": false}}': "auth.hs256Secret",
+        '{"tls": {"certFile": "cert.pem"}}': "tls.keyFile",
+        '{"cluster": {}, "persistence": {"kind": "sqlite"}}': "persistence.kind",
+        '{"persistence": {"kind": "redis"}}': "persistence.kind",
+    }
+    for text, named in cases.items():
+        config = tmp_path / "bad.json"
+        config.write_text(text)
+        result = run("--config", str(config))
+        stderr = result.stderr.decode().strip()
+        assert result.returncode == 2, text
+        assert len(stderr.splitlines()) == 1 and named in stderr, stderr
+
+
+def test_print_config_shows_present_optional_sections_and_masks_secrets(tmp_path):
+    config = tmp_path / "c.json"
+    config.write_text(json.dumps({"admin": {"token": "root-token"}, "auth": {"audience": "hub"},
+                                  "presence": {"maxListed": 5}}))
+    result = run("--config", str(config), "--print-config", env={"REACTORHUB_AUTH_SECRET": "s3cret"})
+    assert result.returncode == 0, result.stderr
+    assert b"s3cret" not in result.stdout and b"root-token" not in result.stdout
+    effective = json.loads(result.stdout)
+    assert list(effective) == ["host", "port", "webRoot", "logLevel", "logFormat", "limits", "shutdownGraceMs",
+                               "history", "keepalive", "reactors", "persistence", "auth", "admin", "presence",
+                               "diagnostics"]
+    assert effective["auth"] == {"hs256Secret": "***", "publicKeyFile": None, "audience": "hub", "issuer": None,
+                                 "leewaySeconds": 30, "required": True, "timeoutMs": 10000,
+                                 "anonymousRights": {"read": [], "act": []}}
+    assert effective["admin"] == {"token": "***"}
+    assert effective["presence"] == {"maxBytes": 1024, "maxListed": 5}
+
+
+def test_cluster_flags_bring_in_the_cluster_with_redis_as_the_store(tmp_path):
+    config = tmp_path / "c.json"
+    config.write_text("{}")
+    result = run("--config", str(config), "--cluster-redis", "10.0.0.5:6380", "--print-config",
+                 env={"REACTORHUB_NODE_ID": "n1"})
+    assert result.returncode == 0, result.stderr
+    effective = json.loads(result.stdout)
+    assert effective["cluster"] == {"redis": "10.0.0.5:6380", "nodeId": "n1", "leaseMs": 5000, "keyPrefix": "rh"}
+    assert effective["persistence"]["kind"] == "redis"
+
+
+def test_relative_paths_in_a_file_are_taken_from_its_folder(tmp_path):
+    folder = tmp_path / "etc"
+    (folder / "site").mkdir(parents=True)
+    (folder / "site" / "index.html").write_text("<html>site</html>")
+    (folder / "cities.json").write_text((ROOT / "config" / "weather.json").read_text())
+    config = folder / "reactorhub.json"
+    config.write_text(json.dumps({"webRoot": "site", "reactors": {"weather": {"dataFile": "cities.json"}},
+                                  "persistence": {"kind": "sqlite", "path": "state/db.sqlite"}}))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    result = subprocess.run([str(BINARY), "--config", "../etc/reactorhub.json", "--print-config"], cwd=elsewhere,
+                            capture_output=True, timeout=20)
+    assert result.returncode == 0, result.stderr
+    effective = json.loads(result.stdout)
+    assert effective["webRoot"] == str(folder / "site")
+    assert effective["reactors"]["weather"]["dataFile"] == str(folder / "cities.json")
+    assert effective["persistence"]["path"] == str(folder / "state" / "db.sqlite")
+
+
+def test_a_missing_path_is_refused_naming_the_key_and_the_resolved_path(tmp_path):
+    config = tmp_path / "c.json"
+    config.write_text(json.dumps({"reactors": {"weather": {"dataFile": "nowhere.json"}}}))
+    result = run("--config", str(config))
+    assert result.returncode == 2
+    assert result.stderr.decode().splitlines() == [
+        f"reactorhub: reactors.weather.dataFile: file not found: {tmp_path / 'nowhere.json'}"]
+    result = run("--web-root", str(tmp_path / "no-site"), "--config", str(config))
+    assert result.stderr.decode().splitlines() == [f"reactorhub: webRoot: folder not found: {tmp_path / 'no-site'}"]
+
+
+def test_the_shipped_config_given_by_absolute_path_starts_from_another_folder(tmp_path):
+    """`--config /abs/config/reactorhub.json` from elsewhere once stopped with
+    `config/weather.json: weather data file not found`."""
+    process = subprocess.Popen([str(BINARY), "--config", str(ROOT / "config" / "reactorhub.json"), "--port", "0"],
+                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env={**os.environ, "REACTORHUB_PERSISTENCE_PATH": str(tmp_path / "state.sqlite")})
+    try:
+        line = process.stdout.readline().decode().strip()
+        assert line.startswith("listening on http://127.0.0.1:"), process.stderr.read()
+        port = int(line.rsplit(":", 1)[1])
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
+            assert response.read() == (ROOT / "web" / "index.html").read_bytes()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=10) == 0
+    assert (tmp_path / "state.sqlite").exists()
+
+
+def test_json_log_format_writes_one_object_per_line(tmp_path):
+    config = tmp_path / "c.json"
+    config.write_text(json.dumps({"logFormat": "json"}))
+    process = subprocess.Popen([str(BINARY), "--config", str(config), "--port", "0"], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout.readline().decode().startswith("listening on http://")
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=10) == 0
+    records = [json.loads(line) for line in process.stderr.read().decode().splitlines()]
+    started = next(record for record in records if record["message"] == "reactorhub started")
+    assert started["level"] == "info" and started["label"] == "reactorhub"
+    assert started["metadata"]["config"] == str(config)
+    assert set(started) == {"time", "level", "label", "message", "metadata"}

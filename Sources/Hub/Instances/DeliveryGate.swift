@@ -1,16 +1,14 @@
-import Transport
-
 /// Holds an instance's outgoing messages, in order, until the state versions they reveal
 /// are durable (`persistence.durableAcks`): an ack leaves only once its action's effects
 /// so far are on disk, and still before the patches that action caused.
 struct DeliveryGate {
     enum Recipients {
-        case one(ConnectionID)
-        case many([ConnectionID])
+        case one(ConnectionOutput)
+        case many([ConnectionOutput])
     }
 
     struct Item {
-        var message: OutboundMessage
+        var entries: [Outgoing]
         var recipients: Recipients
         /// The version that must be durable first; nil for an ack whose action's
         /// synchronous effects have not all been reduced yet.
@@ -27,8 +25,8 @@ struct DeliveryGate {
 
     var isEmpty: Bool { head == items.count }
 
-    mutating func enqueue(_ message: OutboundMessage, to recipients: Recipients, requiredVersion: Int?) {
-        items.append(Item(message: message, recipients: recipients, requiredVersion: requiredVersion))
+    mutating func enqueue(_ entries: [Outgoing], to recipients: Recipients, requiredVersion: Int?) {
+        items.append(Item(entries: entries, recipients: recipients, requiredVersion: requiredVersion))
     }
 
     /// Gives every ack still waiting for its action's effects the version reached now.

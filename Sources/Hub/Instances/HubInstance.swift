@@ -5,26 +5,24 @@ import Transport
 protocol HubInstance: AnyObject, Sendable {
     /// The instance's address, `KIND/ID`.
     var address: ReactorAddress { get }
-    /// The tag of the instance's updates in the transport's slow-consumer policy.
+    /// The tag of the instance's updates in the delivery policy.
     var stream: StreamID { get }
     /// Connections currently joined.
     var subscriberCount: Int { get }
 
-    /// Subscribes `id` and answers with a snapshot, or with `resumed` and the missed
+    /// Subscribes `output` and answers with a snapshot, or with `resumed` and the missed
     /// patches when `since` can be served from history. Atomic with respect to patches.
-    func join(_ id: ConnectionID, ref: JSONValue?, since: ClientMessage.ResumePoint?)
+    func join(_ output: ConnectionOutput, ref: JSONValue?, since: ClientMessage.ResumePoint?)
     /// Unsubscribes `id`; returns whether it was subscribed.
     @discardableResult
     func leave(_ id: ConnectionID) -> Bool
-    /// Decodes and dispatches an action from `id`. Decoding errors are returned at once;
-    /// otherwise the ack or the refusal is sent from the reactor's serial context.
-    func dispatch(_ action: JSONValue, from id: ConnectionID, ref: JSONValue?) -> ProtocolError?
+    /// Decodes and dispatches an action from `output`. Decoding errors are returned at
+    /// once; otherwise the ack or the refusal is sent from the reactor's serial context.
+    func dispatch(_ action: JSONValue, from output: ConnectionOutput, ref: JSONValue?) -> ProtocolError?
     /// Sends a fresh snapshot to `id` if it is still subscribed (after its lag).
     func resync(_ id: ConnectionID)
     /// Waits until no action is queued and no effect is running.
     func waitUntilIdle() async
-    /// The current state version.
-    var version: Int { get }
     /// No effect running and nothing waiting for durability: safe to evict.
     var isIdle: Bool { get }
 }

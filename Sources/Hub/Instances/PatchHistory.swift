@@ -1,9 +1,7 @@
-import Transport
-
 /// The last `capacity` patch frames of an instance, by version, for resumes.
 struct PatchHistory {
     let capacity: Int
-    private var frames: [OutboundMessage] = []
+    private var frames: [PatchFrame] = []
     private var firstVersion = 1
     private var head = 0
 
@@ -12,10 +10,10 @@ struct PatchHistory {
     }
 
     /// Records the frame of `version`; versions must be consecutive.
-    mutating func append(_ frame: OutboundMessage, version: Int) {
+    mutating func append(_ frame: PatchFrame) {
         guard capacity > 0 else { return }
         if frames.isEmpty {
-            firstVersion = version
+            firstVersion = frame.version
         }
         if frames.count < capacity {
             frames.append(frame)
@@ -27,7 +25,7 @@ struct PatchHistory {
     }
 
     /// The frames after `version` up to `current`, or nil when some are no longer held.
-    func frames(after version: Int, current: Int) -> [OutboundMessage]? {
+    func frames(after version: Int, current: Int) -> [PatchFrame]? {
         if version == current { return [] }
         guard !frames.isEmpty, version + 1 >= firstVersion, current == firstVersion + frames.count - 1 else { return nil }
         return (version + 1...current).map { frames[(head + $0 - firstVersion) % frames.count] }

@@ -7,28 +7,26 @@ import Transport
 extension ReactorInstance {
     /// Answers an action once `mutate` accepted or refused it, before any of its
     /// mutations is reduced (so the ack precedes the patches it causes).
-    func answer(_ outcome: ActionOutcome, to id: ConnectionID, ref: JSONValue?) {
+    func answer(_ outcome: ActionOutcome, to output: ConnectionOutput, ref: JSONValue?) {
         switch outcome {
         case .accepted:
             guard let ref else { return }
             let ack = ServerMessage.ack(addressText, ref: ref, version: published.version)
             // With durable acks, the ack waits for the action's synchronous effects
             // (settled when the runtime drains) to be on disk.
-            deliver(ack, to: .one(id), requiredVersion: nil)
+            deliver([.reply(ack)], to: .one(output), requiredVersion: nil)
         case .refused(let refusal):
-            deliver(ServerMessage.error(ProtocolError(.invalidAction, refusal.message), ref: ref), to: .one(id), requiredVersion: published.version)
+            let error = ServerMessage.error(ProtocolError(.invalidAction, refusal.message), ref: ref)
+            deliver([.reply(error)], to: .one(output), requiredVersion: published.version)
         case .failed(let message):
-            logger.error("action failed", metadata: ["session": id.description, "error": message])
-            deliver(
-                ServerMessage.error(ProtocolError(.internal, "the action failed: \(message)"), ref: ref),
-                to: .one(id),
-                requiredVersion: published.version
-            )
+            logger.error("action failed", metadata: ["session": output.id.description, "error": message])
+            let error = ServerMessage.error(ProtocolError(.internal, "the action failed: \(message)"), ref: ref)
+            deliver([.reply(error)], to: .one(output), requiredVersion: published.version)
         }
     }
 
-    /// Encodes and diffs a new state once, then posts the same patch frame and pulse
-    /// frames to every subscriber. Equal states send nothing.
+    /// Encodes and diffs a new state once; the burst's frames leave in `flushBurst`.
+    /// Equal states send nothing.
     func publish(_ state: R.State) {
         let encoded: StateEncoding.Encoded
         do {
@@ -59,87 +57,75 @@ extension ReactorInstance {
             published.state = new
             var writer = JSONWriter()
             writer.writePatch(operations)
-            let frame = ServerMessage.patch(
-                addressText, version: published.version, base: published.version - 1, operations: writer.bytes, stream: stream
-            )
-            published.batch.append((published.version, frame, writer.bytes))
-            published.inOrder.append(frame)
+            let frame = PatchFrame(address: addressText, version: published.version, base: published.version - 1, operations: writer.bytes)
+            published.batch.append(frame)
+            published.inOrder.append(.patch(stream, frame))
             context.store.record(StoredChange(
                 address: address,
                 epoch: epoch,
                 version: published.version,
                 state: new,
-                patch: StoredPatch(version: published.version, frame: frame.withBytes { Array($0) }),
+                patch: StoredPatch(version: published.version, frame: frame.message.withBytes { Array($0) }),
                 keepPatches: context.historyCapacity
             ))
         }
         let version = published.version
         for pulse in pulses {
-            let frame = ServerMessage.pulse(addressText, version: version, name: pulse.name, value: pulse.value, stream: stream)
-            published.inOrder.append(frame)
+            let frame = ServerMessage.pulse(addressText, version: version, name: pulse.name, value: pulse.value)
+            published.inOrder.append(.pulse(stream, frame))
         }
     }
 
-    /// Bursts of more changes than this leave as one frame.
+    /// Bursts of more changes than this leave as frames spanning several versions.
     static var coalescingThreshold: Int { 8 }
 
-    /// Hands the burst (the changes of one drain of the runtime) to the transport, encoded
-    /// once for every subscriber, then the burst's pulses. A short burst leaves as one
-    /// frame per version, as clients watching a single action expect; a long one (only
-    /// under load) leaves as one frame spanning all its versions, with `base`, which
-    /// turns many small frames into one larger one for every subscriber.
+    /// Hands the burst (the changes of one drain of the runtime) to delivery, encoded once
+    /// for every subscriber, then the burst's pulses. A short burst leaves as one frame
+    /// per version, as clients watching a single action expect; a long one (only under
+    /// load) leaves as frames spanning several versions each, with `base`, which turns
+    /// many small frames into a few larger ones for every subscriber.
     func flushBurst() {
         guard !published.inOrder.isEmpty else { return }
         let batch = published.batch
-        var frames = published.inOrder
+        var entries = published.inOrder
         published.batch = []
         published.inOrder = []
         let version = published.version
         let state = published.state
         if batch.count > Self.coalescingThreshold {
-            let pulses = frames.filter { if case .event = $0.kind { true } else { false } }
-            frames = combine(batch) + pulses
+            let pulses = entries.filter { if case .pulse = $0 { true } else { false } }
+            entries = combine(batch).map { .patch(stream, $0) } + pulses
         }
         shared.withLock { shared in
             if !batch.isEmpty {
                 shared.version = version
                 shared.state = state
                 shared.stateText = nil
-                for change in batch {
-                    shared.history.append(change.frame, version: change.version)
+                for frame in batch {
+                    shared.history.append(frame)
                 }
             }
-            let subscribers = shared.subscribers
-            for frame in frames {
-                deliver(frame, to: .many(subscribers), requiredVersion: version)
-            }
+            deliver(entries, to: .many(shared.subscribers), requiredVersion: version)
         }
         if !batch.isEmpty, gated {
             waitForDurability(of: version)
         }
     }
 
-    /// The burst's changes as frames spanning several versions each (with `base`), each
-    /// frame's operations kept under `coalescingLimit` bytes.
-    private func combine(_ batch: [(version: Int, frame: OutboundMessage, operations: [UInt8])]) -> [OutboundMessage] {
-        var frames: [OutboundMessage] = []
+    /// The burst's frames combined into frames spanning several versions each, each one's
+    /// size kept under delivery's merged-frame limit.
+    private func combine(_ batch: [PatchFrame]) -> [PatchFrame] {
+        let limit = context.delivery.limits.mergedFrameBytes
+        var frames: [PatchFrame] = []
         var start = 0
         while start < batch.count {
             var end = start + 1
-            var size = batch[start].operations.count
-            while end < batch.count, size + batch[end].operations.count <= context.coalescingLimit {
-                size += batch[end].operations.count
+            var size = batch[start].operationsCount
+            while end < batch.count, size + batch[end].operationsCount <= limit {
+                size += batch[end].operationsCount
                 end += 1
             }
-            let chunk = batch[start..<end]
-            if chunk.count == 1 {
-                frames.append(chunk[start].frame)
-            } else {
-                frames.append(ServerMessage.patch(
-                    addressText, version: chunk.last!.version, base: chunk.first!.version - 1,
-                    operations: PatchParts.concatenate(chunk.map(\.operations)), stream: stream
-                ))
-            }
+            frames.append(PatchFrame.merge(batch[start..<end]))
             start = end
         }
         return frames
@@ -148,25 +134,31 @@ extension ReactorInstance {
     /// Sends now, or through the gate when acks must be durable: with durable acks,
     /// nothing that reveals a version (an ack, a patch, a snapshot) leaves before that
     /// version is on disk, so that a crash never loses a version a client has seen.
-    func deliver(_ message: OutboundMessage, to recipients: DeliveryGate.Recipients, requiredVersion: Int?) {
+    func deliver(_ entries: [Outgoing], to recipients: DeliveryGate.Recipients, requiredVersion: Int?) {
         guard gated else {
-            send(message, to: recipients)
+            send(entries, to: recipients)
             return
         }
         // Items are sent while the gate is held, so releases from two threads (this one
         // and the store's) cannot overtake each other.
         gate.withLock { gate in
-            gate.enqueue(message, to: recipients, requiredVersion: requiredVersion)
+            gate.enqueue(entries, to: recipients, requiredVersion: requiredVersion)
             for item in gate.release(durable: gate.durableVersion) {
-                send(item.message, to: item.recipients)
+                send(item.entries, to: item.recipients)
             }
         }
     }
 
-    private func send(_ message: OutboundMessage, to recipients: DeliveryGate.Recipients) {
+    private func send(_ entries: [Outgoing], to recipients: DeliveryGate.Recipients) {
         switch recipients {
-        case .one(let id): context.channel.send(message, to: id)
-        case .many(let ids): context.channel.send(message, to: ids)
+        case .one(let output):
+            if entries.count == 1 {
+                context.delivery.send(entries[0], to: output)
+            } else {
+                context.delivery.send(entries, to: [output])
+            }
+        case .many(let outputs):
+            context.delivery.send(entries, to: outputs)
         }
     }
 
@@ -184,7 +176,7 @@ extension ReactorInstance {
             guard let self else { return }
             self.gate.withLock { gate in
                 for item in gate.release(durable: version) {
-                    self.send(item.message, to: item.recipients)
+                    self.send(item.entries, to: item.recipients)
                 }
             }
         }

@@ -1,7 +1,7 @@
 import JSON
+import Locking
 import Logging
 import Reactor
-import Synchronization
 import Transport
 
 /// A shared instance of reactor `R`: its runtime, its subscribers, its versions and the
@@ -9,13 +9,14 @@ import Transport
 ///
 /// Two contexts touch it. The transport's service thread joins, leaves and dispatches;
 /// the runtime's serial context publishes state changes. What both need (subscribers,
-/// version, current state) lives in `shared`, and every message is posted to the
-/// channel while holding that lock, so a join's snapshot and the patches around it
-/// reach the transport in version order: no patch can fall between snapshot and stream.
+/// version, current state) lives in `shared`, and every message is handed to delivery
+/// while holding that lock, so a join's snapshot and the patches around it reach each
+/// outbox in version order: no patch can fall between snapshot and stream.
 ///
 /// Safety of `@unchecked Sendable`: `published` is touched only from the runtime's serial
-/// context (the observer and action completions), one call at a time; everything else
-/// is immutable or behind a lock (`shared`, `gate`).
+/// context (the observer and action completions), one call at a time, and by `init`
+/// before the runtime is observed; everything else is immutable or behind a lock
+/// (`shared`, `gate`).
 final class ReactorInstance<R: Reactor>: HubInstance, @unchecked Sendable
 where R.Action: Decodable, R.State: Encodable {
     /// Where a restored instance starts: its decoded state and what the store kept.
@@ -25,7 +26,7 @@ where R.Action: Decodable, R.State: Encodable {
     }
 
     struct Shared {
-        var subscribers: [ConnectionID] = []
+        var subscribers: [ConnectionOutput] = []
         var version: Int
         var epoch: String
         var state: JSONValue
@@ -35,15 +36,15 @@ where R.Action: Decodable, R.State: Encodable {
     }
 
     /// What the serial context last published, to diff the next state against, and the
-    /// changes of the current burst not yet handed to the transport.
+    /// changes of the current burst not yet handed to delivery.
     struct Published {
         var state: JSONValue
         var version: Int
         var pulseCounts: [String: UInt]
-        /// Patch frames of the burst, one per version, with their operations' JSON text.
-        var batch: [(version: Int, frame: OutboundMessage, operations: [UInt8])] = []
-        /// Every frame of the burst in the order it was produced (patches and pulses).
-        var inOrder: [OutboundMessage] = []
+        /// Patch frames of the burst, one per version.
+        var batch: [PatchFrame] = []
+        /// Every entry of the burst in the order it was produced (patches and pulses).
+        var inOrder: [Outgoing] = []
     }
 
     let address: ReactorAddress
@@ -53,9 +54,9 @@ where R.Action: Decodable, R.State: Encodable {
     let epoch: String
     let context: ReactorKind.InstanceContext
     let logger: Logger
-    let shared: Mutex<Shared>
+    let shared: Locked<Shared>
     /// Messages waiting for durability; used only when `gated` (`durableAcks`).
-    let gate: Mutex<DeliveryGate>
+    let gate: Locked<DeliveryGate>
     let gated: Bool
     var published: Published
     private var observation: RuntimeObservation?
@@ -77,12 +78,14 @@ where R.Action: Decodable, R.State: Encodable {
         if let stored = restored?.stored {
             version = stored.version
             for patch in stored.patches {
-                history.append(OutboundMessage(patch.frame, kind: .stateUpdate(context.stream)), version: patch.version)
+                if let frame = Self.frame(restoring: patch, address: address.description) {
+                    history.append(frame)
+                }
             }
         }
         self.published = Published(state: start.state, version: version, pulseCounts: start.pulseCounts)
-        self.shared = Mutex(Shared(version: version, epoch: epoch, state: start.state, history: history))
-        self.gate = Mutex(DeliveryGate(durableVersion: version))
+        self.shared = Locked(Shared(version: version, epoch: epoch, state: start.state, history: history))
+        self.gate = Locked(DeliveryGate(durableVersion: version))
         self.gated = context.durableAcks
 
         if let stored = restored?.stored, stored.state != start.state {
@@ -91,6 +94,15 @@ where R.Action: Decodable, R.State: Encodable {
             publishChange(from: stored.state, to: start.state)
             flushBurst()
         }
+    }
+
+    /// A stored patch frame as a `PatchFrame`; nil (with a log line) if it no longer parses.
+    private static func frame(restoring patch: StoredPatch, address: String) -> PatchFrame? {
+        guard let frame = try? JSONParser().parse(patch.frame), let operations = frame["patch"] else { return nil }
+        var writer = JSONWriter()
+        writer.writeValue(operations)
+        let base = frame["base"]?.intValue ?? (patch.version - 1)
+        return PatchFrame(address: address, version: patch.version, base: base, operations: writer.bytes)
     }
 
     /// Starts publishing state changes; called once, right after creation.
@@ -111,43 +123,35 @@ where R.Action: Decodable, R.State: Encodable {
         shared.withLock { $0.subscribers.count }
     }
 
-    var version: Int {
-        shared.withLock { $0.version }
-    }
-
     var isIdle: Bool {
         !runtime.hasEffectsInFlight && gate.withLock { $0.isEmpty }
     }
 
     // MARK: Service-thread side
 
-    func join(_ id: ConnectionID, ref: JSONValue?, since: ClientMessage.ResumePoint?) {
+    func join(_ output: ConnectionOutput, ref: JSONValue?, since: ClientMessage.ResumePoint?) {
         shared.withLock { shared in
-            let wasSubscribed = shared.subscribers.contains(id)
+            let wasSubscribed = shared.subscribers.contains { $0 === output }
             if !wasSubscribed {
-                shared.subscribers.append(id)
+                shared.subscribers.append(output)
             }
             if let since, !wasSubscribed, since.epoch == shared.epoch, since.version <= shared.version,
                let missed = shared.history.frames(after: since.version, current: shared.version)
             {
                 // `resumed` names the version the client holds; the missed patches continue from it.
-                deliver(
-                    ServerMessage.resumed(addressText, ref: ref, epoch: shared.epoch, version: since.version, stream: stream),
-                    to: .one(id), requiredVersion: shared.version
-                )
-                for frame in missed {
-                    deliver(frame, to: .one(id), requiredVersion: shared.version)
-                }
+                let resumed = ServerMessage.resumed(addressText, ref: ref, epoch: shared.epoch, version: since.version)
+                let entries = [Outgoing.snapshot(stream, resumed)] + missed.map { Outgoing.patch(stream, $0) }
+                deliver(entries, to: .one(output), requiredVersion: shared.version)
                 return
             }
-            deliver(snapshot(&shared, ref: ref), to: .one(id), requiredVersion: shared.version)
+            deliver([.snapshot(stream, snapshot(&shared, ref: ref))], to: .one(output), requiredVersion: shared.version)
         }
     }
 
     @discardableResult
     func leave(_ id: ConnectionID) -> Bool {
         shared.withLock { shared in
-            guard let index = shared.subscribers.firstIndex(of: id) else { return false }
+            guard let index = shared.subscribers.firstIndex(where: { $0.id == id }) else { return false }
             shared.subscribers.remove(at: index)
             return true
         }
@@ -155,8 +159,8 @@ where R.Action: Decodable, R.State: Encodable {
 
     func resync(_ id: ConnectionID) {
         shared.withLock { shared in
-            guard shared.subscribers.contains(id) else { return }
-            deliver(snapshot(&shared, ref: nil), to: .one(id), requiredVersion: shared.version)
+            guard let output = shared.subscribers.first(where: { $0.id == id }) else { return }
+            deliver([.snapshot(stream, snapshot(&shared, ref: nil))], to: .one(output), requiredVersion: shared.version)
         }
     }
 
@@ -170,12 +174,10 @@ where R.Action: Decodable, R.State: Encodable {
             text = writer.bytes
             shared.stateText = text
         }
-        return ServerMessage.snapshot(
-            addressText, ref: ref, epoch: shared.epoch, version: shared.version, state: text, stream: stream
-        )
+        return ServerMessage.snapshot(addressText, ref: ref, epoch: shared.epoch, version: shared.version, state: text)
     }
 
-    func dispatch(_ payload: JSONValue, from id: ConnectionID, ref: JSONValue?) -> ProtocolError? {
+    func dispatch(_ payload: JSONValue, from output: ConnectionOutput, ref: JSONValue?) -> ProtocolError? {
         let action: R.Action
         do {
             action = try ActionDecoder().decode(R.Action.self, from: payload)
@@ -183,7 +185,7 @@ where R.Action: Decodable, R.State: Encodable {
             return ProtocolError(error, kind: address.kind)
         }
         runtime.send(action) { [weak self] outcome in
-            self?.answer(outcome, to: id, ref: ref)
+            self?.answer(outcome, to: output, ref: ref)
         }
         return nil
     }

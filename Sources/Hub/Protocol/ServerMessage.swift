@@ -4,16 +4,11 @@ import Transport
 /// Builds the server's messages (PROTOCOL.md "Server to client") as ready-to-send frames.
 /// Each is written once into one buffer, whatever the number of receivers.
 enum ServerMessage {
-    private static func frame(
-        _ kind: OutboundMessage.Kind,
-        capacity: Int = 128,
-        attachment: (any Sendable)? = nil,
-        _ body: (inout JSONWriter) -> Void
-    ) -> OutboundMessage {
+    private static func frame(capacity: Int = 128, _ body: (inout JSONWriter) -> Void) -> OutboundMessage {
         var writer = JSONWriter()
         writer.bytes.reserveCapacity(capacity)
         body(&writer)
-        return OutboundMessage(writer.bytes, kind: kind, attachment: attachment)
+        return OutboundMessage(writer.bytes)
     }
 
     private static func writeRef(_ ref: JSONValue?, _ writer: inout JSONWriter) {
@@ -24,7 +19,7 @@ enum ServerMessage {
 
     /// `{"type":"hello","protocol":1,"server":…,"session":…,"reactors":{…}}`
     static func hello(server: String, session: String, reactors: [UInt8]) -> OutboundMessage {
-        frame(.reliable, capacity: reactors.count + 96) { writer in
+        frame(capacity: reactors.count + 96) { writer in
             writer.writeRaw(#"{"type":"hello","protocol":1,"server":"#)
             writer.writeString(server)
             writer.writeRaw(#","session":"#)
@@ -37,9 +32,9 @@ enum ServerMessage {
 
     /// `{"type":"snapshot","reactor":…,"ref":…,"epoch":…,"version":…,"state":{…}}`
     static func snapshot(
-        _ address: String, ref: JSONValue?, epoch: String, version: Int, state: [UInt8], stream: StreamID
+        _ address: String, ref: JSONValue?, epoch: String, version: Int, state: [UInt8]
     ) -> OutboundMessage {
-        frame(.resync(stream), capacity: state.count + 128) { writer in
+        frame(capacity: state.count + 128) { writer in
             writer.writeRaw(#"{"type":"snapshot","reactor":"#)
             writer.writeString(address)
             writeRef(ref, &writer)
@@ -54,8 +49,8 @@ enum ServerMessage {
     }
 
     /// `{"type":"resumed","reactor":…,"ref":…,"epoch":…,"version":…}`
-    static func resumed(_ address: String, ref: JSONValue?, epoch: String, version: Int, stream: StreamID) -> OutboundMessage {
-        frame(.resync(stream)) { writer in
+    static func resumed(_ address: String, ref: JSONValue?, epoch: String, version: Int) -> OutboundMessage {
+        frame { writer in
             writer.writeRaw(#"{"type":"resumed","reactor":"#)
             writer.writeString(address)
             writeRef(ref, &writer)
@@ -67,28 +62,11 @@ enum ServerMessage {
         }
     }
 
-    /// `{"type":"patch","reactor":…,"version":…,"base":…,"patch":[…]}`; `base` only when the
-    /// patch spans several versions.
-    static func patch(_ address: String, version: Int, base: Int, operations: [UInt8], stream: StreamID) -> OutboundMessage {
-        let parts = PatchParts(address: address, version: version, base: base, operations: operations)
-        return frame(.stateUpdate(stream), capacity: operations.count + 96, attachment: parts) { writer in
-            writer.writeRaw(#"{"type":"patch","reactor":"#)
-            writer.writeString(address)
-            writer.writeRaw(#","version":"#)
-            writer.writeInt(version)
-            if base != version - 1 {
-                writer.writeRaw(#","base":"#)
-                writer.writeInt(base)
-            }
-            writer.writeRaw(#","patch":"#)
-            writer.bytes.append(contentsOf: operations)
-            writer.writeByte(UInt8(ascii: "}"))
-        }
-    }
+    // `patch` frames are written by `PatchFrame`, which keeps what merging needs.
 
     /// `{"type":"pulse","reactor":…,"version":…,"name":…,"value":…}`
-    static func pulse(_ address: String, version: Int, name: String, value: JSONValue, stream: StreamID) -> OutboundMessage {
-        frame(.event(stream)) { writer in
+    static func pulse(_ address: String, version: Int, name: String, value: JSONValue) -> OutboundMessage {
+        frame { writer in
             writer.writeRaw(#"{"type":"pulse","reactor":"#)
             writer.writeString(address)
             writer.writeRaw(#","version":"#)
@@ -103,7 +81,7 @@ enum ServerMessage {
 
     /// `{"type":"left","reactor":…,"ref":…}`
     static func left(_ address: String, ref: JSONValue?) -> OutboundMessage {
-        frame(.reliable) { writer in
+        frame { writer in
             writer.writeRaw(#"{"type":"left","reactor":"#)
             writer.writeString(address)
             writeRef(ref, &writer)
@@ -113,7 +91,7 @@ enum ServerMessage {
 
     /// `{"type":"ack","reactor":…,"ref":…,"version":…}`
     static func ack(_ address: String, ref: JSONValue?, version: Int) -> OutboundMessage {
-        frame(.reliable) { writer in
+        frame { writer in
             writer.writeRaw(#"{"type":"ack","reactor":"#)
             writer.writeString(address)
             writeRef(ref, &writer)
@@ -125,7 +103,7 @@ enum ServerMessage {
 
     /// `{"type":"error","ref":…,"code":…,"message":…}`
     static func error(_ error: ProtocolError, ref: JSONValue?) -> OutboundMessage {
-        frame(.reliable) { writer in
+        frame { writer in
             writer.writeRaw(#"{"type":"error""#)
             writeRef(ref, &writer)
             writer.writeRaw(#","code":"#)
@@ -138,7 +116,7 @@ enum ServerMessage {
 
     /// `{"type":"pong","ref":…}`
     static func pong(ref: JSONValue?) -> OutboundMessage {
-        frame(.reliable) { writer in
+        frame { writer in
             writer.writeRaw(#"{"type":"pong""#)
             writeRef(ref, &writer)
             writer.writeByte(UInt8(ascii: "}"))

@@ -1,15 +1,17 @@
 import Transport
 
-/// What the hub knows about one connection: the reactors it joined and its action budget.
-/// Touched only under the hub's lock.
+/// What the hub knows about one connection: its outbox, the reactors it joined and its
+/// action budget. Touched only under the hub's lock.
 struct Session {
     let id: ConnectionID
-    /// Joined instances by address, in join order.
-    var joined: [ReactorAddress: any HubInstance] = [:]
+    let output: ConnectionOutput
+    /// Joined instances by address.
+    var joined: [ReactorAddress: InstanceSlot] = [:]
     var bucket: TokenBucket
 
-    init(id: ConnectionID, bucket: TokenBucket) {
-        self.id = id
+    init(output: ConnectionOutput, bucket: TokenBucket) {
+        self.id = output.id
+        self.output = output
         self.bucket = bucket
     }
 }

@@ -1,5 +1,5 @@
 import JSON
-import Synchronization
+import Locking
 
 /// Keeps instances in this process's memory only: nothing survives a restart. The hub
 /// uses it to evict idle instances and restore them on the next join.
@@ -7,7 +7,7 @@ import Synchronization
 /// Every load is `.proven`: a change is recorded here before it is published, and
 /// nothing outlives the process that published it.
 public final class MemoryStateStore: StateStore {
-    private let instances = Mutex<[ReactorAddress: StoredInstance]>([:])
+    private let instances = Locked<[ReactorAddress: StoredInstance]>([:])
 
     /// Creates an empty store.
     public init() {}

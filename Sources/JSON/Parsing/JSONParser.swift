@@ -4,7 +4,8 @@
 /// control characters in strings, unpaired surrogate escapes, invalid UTF-8, anything
 /// after the value) and documents nested deeper than `maximumDepth`, and says what and
 /// where in a `JSONParseError`. Integers that do not fit an `Int` become doubles.
-/// Duplicate object keys are accepted; the last value wins at the first key's position.
+/// Duplicate object keys are accepted by default; the last value wins at the first key's
+/// position. With `Options.rejectDuplicateKeys` they are an error instead.
 public struct JSONParser: Sendable {
     /// The default nesting limit: far above any real state, far below the stack's limit.
     public static let defaultMaximumDepth = 512
@@ -12,9 +13,13 @@ public struct JSONParser: Sendable {
     /// How many arrays and objects may be nested; deeper documents are rejected.
     public var maximumDepth: Int
 
-    /// Creates a parser with a nesting limit.
-    public init(maximumDepth: Int = JSONParser.defaultMaximumDepth) {
+    /// What the parser accepts beyond the defaults; see `Options`.
+    public var options: Options
+
+    /// Creates a parser with a nesting limit and options (none by default).
+    public init(maximumDepth: Int = JSONParser.defaultMaximumDepth, options: Options = []) {
         self.maximumDepth = maximumDepth
+        self.options = options
     }
 
     /// Parses one JSON text from raw bytes.
@@ -23,7 +28,7 @@ public struct JSONParser: Sendable {
             start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
             count: bytes.count
         )
-        var cursor = ParserCursor(bytes: buffer, maximumDepth: maximumDepth)
+        var cursor = ParserCursor(bytes: buffer, maximumDepth: maximumDepth, options: options)
         return try cursor.parseDocument()
     }
 

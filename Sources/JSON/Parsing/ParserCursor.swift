@@ -6,13 +6,15 @@
 struct ParserCursor {
     let bytes: UnsafeBufferPointer<UInt8>
     let maximumDepth: Int
+    let options: JSONParser.Options
     var position = 0
     var depth = 0
     var scratch: [UInt8] = []
 
-    init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
+    init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, options: JSONParser.Options = []) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
+        self.options = options
     }
 
     /// Parses the single value that must make up the whole input.
@@ -70,6 +72,7 @@ struct ParserCursor {
             return .object(JSONObject())
         }
         var entries: [JSONObject.Entry] = []
+        var keys = DuplicateKeyGuard(rejecting: options.contains(.rejectDuplicateKeys))
         while true {
             skipWhitespace()
             guard position < bytes.count else {
@@ -81,7 +84,11 @@ struct ParserCursor {
                 }
                 throw failure(.unexpectedCharacter, "unexpected \(describeByte(at: position)), expected a string key")
             }
+            let keyStart = position
             let key = try parseString()
+            guard keys.admit(key) else {
+                throw failure(.duplicateKey, DuplicateKeyGuard.message(for: key), at: keyStart)
+            }
             skipWhitespace()
             guard position < bytes.count else {
                 throw failure(.unexpectedEndOfInput, "unexpected end of input, expected ':' after the key")

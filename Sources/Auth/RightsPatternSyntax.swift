@@ -1,0 +1,109 @@
+/// Reads the grammar of a `RightsPattern` from the pattern as written.
+struct RightsPatternSyntax {
+    private enum Token: Equatable {
+        case byte(UInt8)
+        case subject
+    }
+
+    let text: String
+
+    func parse() throws(RightsPatternError) -> RightsPattern.Form {
+        let bytes = Array(text.utf8)
+        guard bytes.count <= RightsPattern.maximumLength else {
+            throw failure("longer than \(RightsPattern.maximumLength) bytes")
+        }
+        if bytes == [UInt8(ascii: "*")] { return .everything }
+        let tokens = try tokenize(bytes)
+        let slashes = tokens.indices.filter { tokens[$0] == .byte(UInt8(ascii: "/")) }
+        guard slashes.count == 1, let slash = slashes.first else {
+            throw failure("expected '*', KIND/*, KIND/ID or KIND/PREFIX*, with exactly one '/'")
+        }
+        let kind = try parseKind(tokens[..<slash])
+        var id = tokens[(slash + 1)...]
+        let isPrefix = id.last == .byte(UInt8(ascii: "*"))
+        if isPrefix { id = id.dropLast() }
+        return .address(kind: kind, id: try parseID(id, isPrefix: isPrefix), isPrefix: isPrefix)
+    }
+
+    private func tokenize(_ bytes: [UInt8]) throws(RightsPatternError) -> [Token] {
+        let placeholder = Array(RightsPattern.subjectPlaceholder.utf8)
+        var tokens: [Token] = []
+        var index = 0
+        while index < bytes.count {
+            if bytes[index...].starts(with: placeholder) {
+                tokens.append(.subject)
+                index += placeholder.count
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "{") || bytes[index] == UInt8(ascii: "}") {
+                throw failure("'{' and '}' appear only in the placeholder {sub}")
+            }
+            tokens.append(.byte(bytes[index]))
+            index += 1
+        }
+        return tokens
+    }
+
+    private func parseKind(_ tokens: ArraySlice<Token>) throws(RightsPatternError) -> [RightsPattern.Piece] {
+        guard let first = tokens.first else { throw failure("the kind before '/' is empty") }
+        if tokens.contains(.byte(UInt8(ascii: "*"))) {
+            throw failure("a kind is spelled out ('*' alone stands for every reactor), e.g. doc/*")
+        }
+        if case .byte(let byte) = first, !ReactorName.isKindStart(byte) {
+            throw failure("a kind starts with a letter a-z")
+        }
+        let pieces = try pieces(of: tokens, allowed: ReactorName.isKindCharacter, "a kind holds only a-z, 0-9 and '-'")
+        guard literalLength(pieces) <= ReactorName.maximumKindLength else {
+            throw failure("a kind has at most \(ReactorName.maximumKindLength) characters")
+        }
+        return pieces
+    }
+
+    private func parseID(_ tokens: ArraySlice<Token>, isPrefix: Bool) throws(RightsPatternError) -> [RightsPattern.Piece] {
+        if tokens.contains(.byte(UInt8(ascii: "*"))) {
+            throw failure("'*' may only end the pattern, as in KIND/* or KIND/PREFIX*")
+        }
+        if tokens.isEmpty, !isPrefix {
+            throw failure("the id after '/' is empty; KIND/* allows every id of a kind")
+        }
+        let pieces = try pieces(of: tokens, allowed: ReactorName.isIDCharacter, "an id holds only A-Z, a-z, 0-9, '.', '_' and '-'")
+        guard literalLength(pieces) <= ReactorName.maximumIDLength else {
+            throw failure("an id has at most \(ReactorName.maximumIDLength) characters")
+        }
+        return pieces
+    }
+
+    /// Groups runs of bytes into literals, checking each byte.
+    private func pieces(
+        of tokens: ArraySlice<Token>,
+        allowed: (UInt8) -> Bool,
+        _ rule: String
+    ) throws(RightsPatternError) -> [RightsPattern.Piece] {
+        var pieces: [RightsPattern.Piece] = []
+        var literal: [UInt8] = []
+        for token in tokens {
+            switch token {
+            case .byte(let byte):
+                guard allowed(byte) else { throw failure(rule) }
+                literal.append(byte)
+            case .subject:
+                if !literal.isEmpty { pieces.append(.literal(literal)) }
+                literal = []
+                pieces.append(.subject)
+            }
+        }
+        if !literal.isEmpty { pieces.append(.literal(literal)) }
+        return pieces
+    }
+
+    private func literalLength(_ pieces: [RightsPattern.Piece]) -> Int {
+        pieces.reduce(0) { total, piece in
+            if case .literal(let bytes) = piece { return total + bytes.count }
+            return total
+        }
+    }
+
+    private func failure(_ message: String) -> RightsPatternError {
+        RightsPatternError(pattern: text, message: message)
+    }
+}

@@ -1,0 +1,34 @@
+/// The configured algorithm's key, ready to check signatures.
+enum SignatureKey: Sendable {
+    case hs256(secret: [UInt8])
+    case rs256(PublicKey)
+    case es256(PublicKey)
+
+    /// Loads the key of `algorithm` (once, at the verifier's start).
+    init(_ algorithm: TokenAlgorithm) throws(TokenVerifierError) {
+        switch algorithm {
+        case .hs256(let secret):
+            guard !secret.isEmpty else {
+                throw TokenVerifierError(code: .weakKey, message: "HS256 needs a secret; the secret is empty")
+            }
+            self = .hs256(secret: secret)
+        case .rs256(let pem):
+            self = .rs256(try PublicKey(pem: pem, kind: .rsa))
+        case .es256(let pem):
+            self = .es256(try PublicKey(pem: pem, kind: .p256))
+        }
+    }
+
+    /// Whether `signature`, as decoded from the token's third part, signs `signingInput`
+    /// (the token's first two parts with their `.`).
+    func isValid(_ signature: [UInt8], of signingInput: [UInt8]) -> Bool {
+        switch self {
+        case .hs256(let secret):
+            HMACSHA256.isValid(signature, of: signingInput, key: secret)
+        case .rs256(let key):
+            key.isValid(signature, of: signingInput)
+        case .es256(let key):
+            ECDSASignature.der(fromRaw: signature).map { key.isValid($0, of: signingInput) } ?? false
+        }
+    }
+}

@@ -1,0 +1,35 @@
+public import Foundation
+
+/// A token whose signature, claims and rights all checked out: who the connection is and
+/// what it may do, until when.
+public struct VerifiedToken: Sendable, Hashable {
+    /// The `sub` claim: the user, 1 to 128 Unicode scalars (so at most 512 UTF-8 bytes).
+    public let subject: String
+    /// The `exp` claim. A connection stays open until `TokenVerifier.deadline(of:)`, which
+    /// adds the leeway.
+    public let expiresAt: Date
+    /// The `iat` claim, when present; what revocation compares with.
+    public let issuedAt: Date?
+    /// The `nbf` claim, when present.
+    public let notBefore: Date?
+    /// The rights of the `rh` claim, bound to `subject`; `Rights.none` without `rh`.
+    public let rights: Rights
+
+    /// Creates a verified token; `TokenVerifier.verify` is the way to get one from a token.
+    public init(subject: String, expiresAt: Date, issuedAt: Date?, notBefore: Date?, rights: Rights) {
+        self.subject = subject
+        self.expiresAt = expiresAt
+        self.issuedAt = issuedAt
+        self.notBefore = notBefore
+        self.rights = rights
+    }
+
+    /// Whether `other` names the same user, byte for byte.
+    ///
+    /// Use this, not `==` on the subjects, to keep a connection to one identity on refresh:
+    /// `String` equality holds for canonically equivalent spellings (the Kelvin sign `\u{212A}`
+    /// equals `K`), which are different subjects to `{sub}` patterns.
+    public func hasSameSubject(as other: VerifiedToken) -> Bool {
+        subject.utf8.elementsEqual(other.subject.utf8)
+    }
+}

@@ -1,0 +1,52 @@
+extension Configuration {
+    /// Settings of the shipped reactor kinds (`reactors`).
+    public struct Reactors: Sendable, Equatable {
+        /// `reactors.counter`.
+        public struct Counter: Sendable, Equatable {
+            /// `reactors.counter.delayMs`.
+            public var delayMs = 500
+
+            /// The defaults.
+            public init() {}
+        }
+        /// `reactors.weather`.
+        public struct Weather: Sendable, Equatable {
+            /// `reactors.weather.dataFile`.
+            public var dataFile = "config/weather.json"
+            /// `reactors.weather.latencyMs`.
+            public var latencyMs = 300
+
+            /// The defaults.
+            public init() {}
+        }
+        /// `reactors.todo`.
+        public struct Todo: Sendable, Equatable {
+            /// `reactors.todo.maxItems`.
+            public var maxItems = 1000
+            /// `reactors.todo.maxTitleLength`.
+            public var maxTitleLength = 200
+
+            /// The defaults.
+            public init() {}
+        }
+        /// `reactors.doc`.
+        public struct Doc: Sendable, Equatable {
+            /// `reactors.doc.maxBytes`.
+            public var maxBytes = 1_048_576
+
+            /// The defaults.
+            public init() {}
+        }
+        /// The counter kind's settings.
+        public var counter = Counter()
+        /// The weather kind's settings.
+        public var weather = Weather()
+        /// The todo kind's settings.
+        public var todo = Todo()
+        /// The doc kind's settings.
+        public var doc = Doc()
+
+        /// The defaults.
+        public init() {}
+    }
+}

@@ -1,0 +1,118 @@
+/// A section of the file that is absent unless the file (or one of its flags or
+/// variables) brings it in; once present, its members start from `init()`.
+protocol OptionalSection: Sendable {
+    init()
+}
+
+extension Configuration {
+    /// Token verification (`auth`, PROTOCOL.md "Identity and rights").
+    public struct Auth: Sendable, Equatable, OptionalSection {
+        /// Reactor address patterns a connection may read (join) and act on.
+        public struct Rights: Sendable, Equatable {
+            /// Patterns of the reactors that may be joined.
+            public var read: [String] = []
+            /// Patterns of the reactors that may be acted on.
+            public var act: [String] = []
+
+            /// No rights, or the given ones.
+            public init(read: [String] = [], act: [String] = []) {
+                self.read = read
+                self.act = act
+            }
+        }
+        /// `auth.hs256Secret` (or `REACTORHUB_AUTH_SECRET`); never printed.
+        public var hs256Secret: String?
+        /// `auth.publicKeyFile`: a PEM public key for RS256 and ES256 tokens.
+        public var publicKeyFile: String?
+        /// `auth.audience`: checked against `aud` when set.
+        public var audience: String?
+        /// `auth.issuer`: checked against `iss` when set.
+        public var issuer: String?
+        /// `auth.leewaySeconds`.
+        public var leewaySeconds = 30
+        /// `auth.required`.
+        public var required = true
+        /// `auth.timeoutMs`.
+        public var timeoutMs = 10000
+        /// `auth.anonymousRights`.
+        public var anonymousRights = Rights()
+
+        /// The defaults of a present `auth` section.
+        public init() {}
+    }
+
+    /// The admin endpoints (`admin`).
+    public struct Admin: Sendable, Equatable, OptionalSection {
+        /// `admin.token`: the bearer the admin endpoints require; never printed.
+        public var token: String?
+
+        /// The defaults of a present `admin` section.
+        public init() {}
+    }
+
+    /// Browser-facing checks at the upgrade (`security`).
+    public struct Security: Sendable, Equatable, OptionalSection {
+        /// `security.allowedOrigins`.
+        public var allowedOrigins: [String] = []
+
+        /// The defaults of a present `security` section.
+        public init() {}
+    }
+
+    /// HTTPS and WSS (`tls`): both files or neither.
+    public struct TLS: Sendable, Equatable, OptionalSection {
+        /// `tls.certFile` (PEM).
+        public var certFile: String?
+        /// `tls.keyFile` (PEM).
+        public var keyFile: String?
+
+        /// The defaults of a present `tls` section.
+        public init() {}
+    }
+
+    /// `GET /metrics` and `GET /readyz` (`metrics`).
+    public struct Metrics: Sendable, Equatable, OptionalSection {
+        /// `metrics.enabled`.
+        public var enabled = true
+
+        /// The defaults of a present `metrics` section.
+        public init() {}
+    }
+
+    /// Idempotent action ids (`actions`).
+    public struct Actions: Sendable, Equatable, OptionalSection {
+        /// `actions.dedupeSeconds`.
+        public var dedupeSeconds = 300
+        /// `actions.dedupeEntries`.
+        public var dedupeEntries = 10000
+
+        /// The defaults of a present `actions` section.
+        public init() {}
+    }
+
+    /// Presence (`presence`).
+    public struct Presence: Sendable, Equatable, OptionalSection {
+        /// `presence.maxBytes`.
+        public var maxBytes = 1024
+        /// `presence.maxListed`.
+        public var maxListed = 100
+
+        /// The defaults of a present `presence` section.
+        public init() {}
+    }
+
+    /// Several daemons sharing their reactors through Redis (`cluster`, CLUSTER.md).
+    public struct Cluster: Sendable, Equatable, OptionalSection {
+        /// `cluster.redis`: `HOST:PORT`.
+        public var redis = "127.0.0.1:6379"
+        /// `cluster.nodeId`: `nil` draws a random id at each start.
+        public var nodeId: String?
+        /// `cluster.leaseMs`.
+        public var leaseMs = 5000
+        /// `cluster.keyPrefix`.
+        public var keyPrefix = "rh"
+
+        /// The defaults of a present `cluster` section.
+        public init() {}
+    }
+}

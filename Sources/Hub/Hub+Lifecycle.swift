@@ -1,0 +1,59 @@
+public import Lifecycle
+import Logging
+import Transport
+
+/// The hub as a service: it runs until asked to stop, then drains (CONFIG.md "SIGINT and
+/// SIGTERM"): stop accepting, let running effects finish (at most the grace), answer new
+/// actions with `overloaded`, and make everything durable. Closing the connections is the
+/// transport's own shutdown, which runs after the hub's (`ServiceGroup` order).
+extension Hub: Service {
+    public var name: String { "hub" }
+
+    public func run() async throws {
+        await shutdownRequested.wait()
+        await drain(grace: configuration.shutdownGrace)
+    }
+
+    public func triggerGracefulShutdown() {
+        shutdownRequested.open()
+    }
+
+    /// Stops accepting, lets running effects finish (at most `grace`), answers new actions
+    /// with `overloaded`, and flushes the store.
+    public func drain(grace: Duration) async {
+        let instances = state.withLock { state -> [any HubInstance] in
+            state.draining = true
+            return state.slots.values.compactMap(\.instance)
+        }
+        transport.stopAccepting()
+        let settled = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await withTaskGroup(of: Void.self) { idle in
+                    for instance in instances {
+                        idle.addTask { await instance.waitUntilIdle() }
+                    }
+                }
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: grace)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if !settled {
+            logger.warning("shutdown grace elapsed with effects still running")
+        }
+        await store.flush()
+    }
+
+    /// The whole shutdown at once (tests, embedders without a service group): drain, then
+    /// deliver what is queued and close every client with 1001.
+    public func shutdown(grace: Duration) async {
+        await drain(grace: grace)
+        await transport.shutdown(code: .goingAway, reason: "server shutting down", grace: max(grace, .seconds(1)))
+        logger.info("hub stopped")
+    }
+}

@@ -1,0 +1,48 @@
+/// The seam between the hub and whatever carries its messages: the libwebsockets server
+/// (`WebSocketServer`) in the daemon, an in-memory transport in tests.
+///
+/// The transport knows connections, bytes and whether a socket would block; it does not
+/// queue. When the layer above has output for a connection it says so (`outputReady`);
+/// the transport then pulls messages (`TransportHandler.nextOutput(for:)`) for as long as
+/// the socket takes them, and reports a socket that filled up with output still waiting
+/// (`connectionChoked`). So what is in flight, and what a slow reader loses, is decided in
+/// one place above: the hub's delivery.
+///
+/// Every method may be called from any thread and returns without blocking.
+public protocol MessageTransport: AnyObject, Sendable {
+    /// Starts serving; events go to `handler`, which the transport keeps until it has shut
+    /// down. Returns the bound port (0 for transports without one).
+    func start(handler: any TransportHandler) throws(TransportError) -> Int
+    /// `id` has output waiting: it is pulled once the connection can take it.
+    func outputReady(_ id: ConnectionID)
+    /// Each of `ids` has output waiting.
+    func outputReady(_ ids: [ConnectionID])
+    /// Stops (or resumes) reading from `id`, so that TCP pushes back on a sender the
+    /// layer above cannot keep up with.
+    func setReading(_ id: ConnectionID, enabled: Bool)
+    /// Closes `id` with `code`; with `afterFlush`, the output waiting is written first.
+    func close(_ id: ConnectionID, code: CloseCode, reason: String, afterFlush: Bool)
+    /// Refuses new connections from now on (health checks report it).
+    func stopAccepting()
+    /// Closes every connection with `code` after writing its waiting output, drops those
+    /// still open after `grace`, and releases everything; returns once it is done.
+    func shutdown(code: CloseCode, reason: String, grace: Duration) async
+}
+
+/// Receives a transport's events. All calls come from one thread at a time (the
+/// transport's service thread), in order; implementations must return quickly and never
+/// block, since that thread serves every connection.
+public protocol TransportHandler: AnyObject, Sendable {
+    /// A connection opened.
+    func connectionOpened(_ connection: ConnectionInfo)
+    /// A whole text message arrived (fragments reassembled; valid UTF-8).
+    func connection(_ id: ConnectionID, received message: [UInt8])
+    /// The connection is gone; `code` is the close status sent or received, 1006 when
+    /// the peer vanished without a close frame. Nothing more is pulled for it.
+    func connectionClosed(_ id: ConnectionID, code: CloseCode, reason: String)
+    /// The connection can take more: the next message to write, or nil when nothing waits.
+    func nextOutput(for id: ConnectionID) -> OutboundMessage?
+    /// The connection's socket is full and output still waits: its peer is not reading.
+    /// Pulling resumes (with `nextOutput`) once the socket drains.
+    func connectionChoked(_ id: ConnectionID)
+}

@@ -1,0 +1,86 @@
+@testable import Daemon
+import Testing
+
+@Suite("Command line")
+struct CommandLineTests {
+    @Test func modesAndTheConfigFile() throws {
+        #expect(try CommandLineOptions(arguments: []).mode == .run)
+        #expect(try CommandLineOptions(arguments: ["--print-config"]).mode == .printConfig)
+        #expect(try CommandLineOptions(arguments: ["-h"]).mode == .help)
+        #expect(try CommandLineOptions(arguments: ["--version"]).mode == .version)
+        #expect(try CommandLineOptions(arguments: ["--config=/etc/rh.json"]).configFile == "/etc/rh.json")
+        let options = try CommandLineOptions(arguments: ["--port", "0", "--host", "::1"])
+        #expect(options.flags == [
+            .init(flag: "--port", key: "port", value: 0),
+            .init(flag: "--host", key: "host", value: "::1"),
+        ])
+    }
+
+    @Test func errorsNameTheOption() {
+        #expect(throws: ConfigurationError("--port must be an integer from 0 to 65535, got \"x\"")) {
+            try CommandLineOptions(arguments: ["--port", "x"])
+        }
+        #expect(throws: ConfigurationError(#"--log-level must be one of "trace", "debug", "info", "notice", "warning", "error", "critical", got "loud""#)) {
+            try CommandLineOptions(arguments: ["--log-level", "loud"])
+        }
+        #expect(throws: ConfigurationError("unknown option '--colour'; see --help")) {
+            try CommandLineOptions(arguments: ["--colour"])
+        }
+        #expect(throws: ConfigurationError("unknown option '--prot=80' (did you mean '--port'?); see --help")) {
+            try CommandLineOptions(arguments: ["--prot=80"])
+        }
+        #expect(throws: ConfigurationError("--config needs a value; see --help")) {
+            try CommandLineOptions(arguments: ["--config"])
+        }
+    }
+
+    @Test func tokenCommandLine() throws {
+        let options = try CommandLineOptions(arguments: [
+            "token", "--sub", "alice", "--read", "doc/*", "--read", "counter/{sub}", "--act", "doc/notes-{sub}",
+            "--ttl", "1h30m", "--config", "/etc/rh.json",
+        ])
+        #expect(options.mode == .token(TokenRequest(sub: "alice", read: ["doc/*", "counter/{sub}"], act: ["doc/notes-{sub}"], ttlSeconds: 5400)))
+        #expect(options.configFile == "/etc/rh.json")
+        #expect(try CommandLineOptions(arguments: ["token", "--sub=bob"]).mode == .token(TokenRequest(sub: "bob", ttlSeconds: 3600)))
+        #expect(try CommandLineOptions(arguments: ["token", "--help"]).mode == .help)
+    }
+
+    @Test(arguments: [("90s", 90), ("15m", 900), ("1h", 3600), ("7d", 604_800), ("120", 120)])
+    func tokenLifetimes(text: String, seconds: Int) throws {
+        #expect(try CommandLineOptions(arguments: ["token", "--sub", "a", "--ttl", text]).mode
+            == .token(TokenRequest(sub: "a", ttlSeconds: seconds)))
+    }
+
+    @Test func tokenRefusals() {
+        #expect(throws: ConfigurationError("token needs --sub SUB; see --help")) {
+            try CommandLineOptions(arguments: ["token", "--read", "*"])
+        }
+        #expect(throws: ConfigurationError(#"--ttl must be a duration such as 90s, 15m, 1h or 7d, got "soon""#)) {
+            try CommandLineOptions(arguments: ["token", "--sub", "a", "--ttl", "soon"])
+        }
+        #expect(throws: ConfigurationError(#"--ttl must be a duration such as 90s, 15m, 1h or 7d, got "0s""#)) {
+            try CommandLineOptions(arguments: ["token", "--sub", "a", "--ttl", "0s"])
+        }
+        #expect(throws: ConfigurationError("--sub must be 1 to 128 characters, got 129")) {
+            try CommandLineOptions(arguments: ["token", "--sub", String(repeating: "a", count: 129)])
+        }
+        #expect(throws: ConfigurationError("unknown option '--port'; see --help")) {
+            try CommandLineOptions(arguments: ["token", "--sub", "a", "--port", "1"])
+        }
+    }
+
+    @Test func helpListsEveryFlagAndVariableOfTheSchema() {
+        let usage = CommandLineOptions.usage
+        let flags = ConfigurationSchema.keys.compactMap(\.flag?.usage)
+        let variables = ConfigurationSchema.keys.compactMap(\.environment)
+        #expect(flags == ["--host ADDR", "--port N", "--web-root DIR", "--log-level LEVEL", "--cluster-redis HOST:PORT", "--node-id ID"])
+        #expect(variables == [
+            "REACTORHUB_HOST", "REACTORHUB_PORT", "REACTORHUB_LOG_LEVEL", "REACTORHUB_PERSISTENCE_PATH",
+            "REACTORHUB_AUTH_SECRET", "REACTORHUB_CLUSTER_REDIS", "REACTORHUB_NODE_ID",
+        ])
+        for item in flags + variables + ["--config FILE", "--print-config", "--help", "--version", "token --sub SUB", "--ttl DURATION"] {
+            #expect(usage.contains(item), "\(item) missing from --help")
+        }
+        #expect(usage.split(separator: "\n").allSatisfy { $0.count <= 100 })
+    }
+}

@@ -1,0 +1,132 @@
+import Locking
+import TestSupport
+import Transport
+
+/// A transport handler that records every event, keeps a plain FIFO of output per
+/// connection (the hub's delivery policy is tested in HubTests), and, when `echo` is
+/// set, sends each message back.
+final class RecordingHandler: TransportHandler {
+    struct Closed: Equatable {
+        var id: ConnectionID
+        var code: CloseCode
+        var reason: String
+    }
+
+    private struct State {
+        var opened: [ConnectionInfo] = []
+        var messages: [(ConnectionID, [UInt8])] = []
+        var closed: [Closed] = []
+        var outputs: [ConnectionID: [OutboundMessage]] = [:]
+        var chokes = 0
+    }
+
+    private let state = Locked(State())
+    private let serverBox = Locked<WebSocketServer?>(nil)
+    let echo: Bool
+
+    init(echo: Bool = true) {
+        self.echo = echo
+    }
+
+    func attach(_ server: WebSocketServer) {
+        serverBox.withLock { $0 = server }
+    }
+
+    func detach() {
+        serverBox.withLock { $0 = nil }
+    }
+
+    var opened: [ConnectionInfo] { state.withLock { $0.opened } }
+    var closed: [Closed] { state.withLock { $0.closed } }
+    var messageCount: Int { state.withLock { $0.messages.count } }
+    /// Times the server found a socket full with output waiting.
+    var chokes: Int { state.withLock { $0.chokes } }
+
+    /// Payload bytes waiting for `id` and not yet pulled by the server, nil once closed.
+    func queuedBytes(of id: ConnectionID) -> Int? {
+        state.withLock { $0.outputs[id]?.reduce(0) { $0 + $1.count } }
+    }
+
+    /// Queues `message` for each of `ids` and tells the server.
+    func send(_ message: OutboundMessage, to ids: [ConnectionID]) {
+        state.withLock { state in
+            for id in ids where state.outputs[id] != nil {
+                state.outputs[id]!.append(message)
+            }
+        }
+        serverBox.withLock { $0 }?.outputReady(ids)
+    }
+
+    func send(_ message: OutboundMessage, to id: ConnectionID) {
+        send(message, to: [id])
+    }
+
+    func connectionOpened(_ connection: ConnectionInfo) {
+        state.withLock { state in
+            state.opened.append(connection)
+            state.outputs[connection.id] = []
+        }
+    }
+
+    func connection(_ id: ConnectionID, received message: [UInt8]) {
+        state.withLock { $0.messages.append((id, message)) }
+        if echo {
+            send(OutboundMessage(message), to: id)
+        }
+    }
+
+    func connectionClosed(_ id: ConnectionID, code: CloseCode, reason: String) {
+        state.withLock { state in
+            state.closed.append(Closed(id: id, code: code, reason: reason))
+            state.outputs[id] = nil
+        }
+    }
+
+    func nextOutput(for id: ConnectionID) -> OutboundMessage? {
+        state.withLock { state in
+            guard let first = state.outputs[id]?.first else { return nil }
+            state.outputs[id]!.removeFirst()
+            return first
+        }
+    }
+
+    func connectionChoked(_ id: ConnectionID) {
+        state.withLock { $0.chokes += 1 }
+    }
+
+    /// Checks `condition` until it holds or `timeout` passes, yielding between checks.
+    func waitUntil(timeout: Duration = .seconds(10), _ condition: (RecordingHandler) -> Bool) async -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while clock.now < deadline {
+            if condition(self) { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return condition(self)
+    }
+}
+
+/// Starts a server on an ephemeral port with `configure` applied, and stops it after `body`.
+func withServer(
+    echo: Bool = true,
+    configure: (inout TransportConfiguration) -> Void = { _ in },
+    _ body: (WebSocketServer, Int, RecordingHandler) async throws -> Void
+) async throws {
+    var configuration = TransportConfiguration()
+    configuration.port = 0
+    configuration.webRoot = nil
+    configure(&configuration)
+    let handler = RecordingHandler(echo: echo)
+    let server = WebSocketServer(configuration: configuration, logger: transportTestLogger)
+    handler.attach(server)
+    let port = try server.start(handler: handler)
+    do {
+        try await body(server, port, handler)
+    } catch {
+        await server.shutdown(code: .goingAway, reason: "test ended", grace: .milliseconds(200))
+        handler.detach()
+        throw error
+    }
+    await server.shutdown(code: .goingAway, reason: "test ended", grace: .milliseconds(500))
+    handler.detach()
+}
