@@ -24,6 +24,10 @@ let package = Package(
         ),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // No pkgConfig: hiredis.pc's cflags carry -D_FILE_OFFSET_BITS=64, which SwiftPM
+        // refuses with a warning (the build must print none); the header is found under
+        // /usr/include and the module map links libhiredis.
+        .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .target(name: "Locking", swiftSettings: strict),
         .target(name: "Logging", dependencies: ["Locking"], swiftSettings: strict),
         .target(name: "Lifecycle", dependencies: ["Logging"], swiftSettings: strict),
@@ -35,6 +39,7 @@ let package = Package(
         .target(name: "Auth", dependencies: ["CCrypto", "JSON", "Locking"], swiftSettings: strict),
         .target(name: "Hub", dependencies: ["Reactor", "JSON", "Transport", "Auth", "Lifecycle", "Locking", "Logging", "Metrics"], swiftSettings: strict),
         .target(name: "Reactors", dependencies: ["Reactor", "JSON"], swiftSettings: strict),
+        .target(name: "Cluster", dependencies: ["CHiredis", "Locking", "Logging"], swiftSettings: strict),
         .target(name: "Persistence", dependencies: ["CSQLite", "Hub", "JSON", "Lifecycle", "Locking", "Logging", "Metrics"], swiftSettings: strict),
         .target(name: "Daemon", dependencies: ["Hub", "Reactors", "Persistence", "JSON", "Auth", "Lifecycle", "Logging", "Metrics", "Transport"], swiftSettings: strict),
         .executableTarget(name: "reactorhub", dependencies: ["Daemon"], swiftSettings: strict),
@@ -52,6 +57,7 @@ let package = Package(
         .testTarget(name: "HubTests", dependencies: ["Hub", "Reactors", "Reactor", "JSON", "Transport", "TestSupport", "Locking", "Logging"], swiftSettings: strict),
         .testTarget(name: "ReactorsTests", dependencies: ["Reactors", "Reactor", "ReactorTesting", "JSON"], swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "JSON", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "ClusterTests", dependencies: ["Cluster", "Locking", "Logging", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "JSON"], exclude: ["Vectors"], swiftSettings: strict),
         .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "Hub", "JSON", "Logging"], swiftSettings: strict),
         .testTarget(

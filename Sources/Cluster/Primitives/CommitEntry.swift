@@ -1,0 +1,63 @@
+/// One version to commit: the patch frame clients will receive, and the reply to the action
+/// that caused it when there is one.
+public struct CommitEntry: Sendable, Hashable {
+    /// The version this frame brings the state to.
+    public var version: Int
+    /// The patch frame's bytes, exactly as clients see them.
+    public var frame: [UInt8]
+    /// When the frame spans several versions (a merged burst), the version it applies to.
+    public var base: Int?
+    /// The action's idempotent id: its reply is remembered for `dedupeWindow`.
+    public var actionID: String?
+    /// The reply (the encoded `ack`) delivered to the action's sender before the frame.
+    public var reply: [UInt8]?
+    /// Who the reply is for (the origin node and session), opaque to this module.
+    public var replyTo: [UInt8]?
+
+    /// An entry for `version` carrying `frame`.
+    public init(
+        version: Int,
+        frame: [UInt8],
+        base: Int? = nil,
+        actionID: String? = nil,
+        reply: [UInt8]? = nil,
+        replyTo: [UInt8]? = nil
+    ) {
+        self.version = version
+        self.frame = frame
+        self.base = base
+        self.actionID = actionID
+        self.reply = reply
+        self.replyTo = replyTo
+    }
+}
+
+/// What a fenced write (commit, reply, snapshot, new epoch) found.
+public enum CommitOutcome: Sendable, Hashable {
+    /// Written; `version` is the instance's version now.
+    case committed(version: Int)
+    /// The lease is no longer this token: another node owns the instance (or nobody, when
+    /// `holder` is nil). Stop applying actions to it.
+    case lostLease(holder: LeaseHolder?)
+    /// The instance is at another version than expected: `current`.
+    case versionConflict(current: Int)
+    /// The instance is in another epoch: `current`.
+    case epochMismatch(current: String)
+    /// `…:meta` is gone: Redis lost the instance's data. Start a new epoch.
+    case instanceMissing
+
+    /// Parses the `{status, detail}` pair the fenced scripts return.
+    init(reply: RedisValue, _ what: String) throws(RedisError) {
+        let parts = try reply.expectArray(what)
+        guard parts.count == 2 else { throw RedisError(.unexpectedReply, "\(what): \(reply)") }
+        let detail = try parts[1].expectText(what)
+        switch try parts[0].expectText(what) {
+        case "ok": self = .committed(version: try parts[1].expectInteger(what))
+        case "lease": self = .lostLease(holder: LeaseHolder(token: detail, remaining: nil))
+        case "version": self = .versionConflict(current: try parts[1].expectInteger(what))
+        case "epoch": self = .epochMismatch(current: detail)
+        case "missing": self = .instanceMissing
+        default: throw RedisError(.unexpectedReply, "\(what): \(reply)")
+        }
+    }
+}
