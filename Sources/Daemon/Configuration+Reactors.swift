@@ -25,6 +25,8 @@ extension Configuration {
             public var maxItems = 1000
             /// `reactors.todo.maxTitleLength`.
             public var maxTitleLength = 200
+            /// `reactors.todo.maxTitleBytes`: UTF-8 bytes a title may take.
+            public var maxTitleBytes = 800
 
             /// The defaults.
             public init() {}

@@ -31,6 +31,19 @@ public struct Configuration: Sendable, Equatable {
         public var actionBurst = 400
         /// `limits.outboundQueueBytes`.
         public var outboundQueueBytes = 1_048_576
+        /// `limits.outboundBudgetBytes`: what all connections' outboxes may hold together.
+        public var outboundBudgetBytes = 268_435_456
+        /// `limits.maxInstances`: instances held in memory at once.
+        public var maxInstances = 20_000
+        /// `limits.maxPendingActions`: actions waiting in one instance before the senders'
+        /// sockets stop being read.
+        public var maxPendingActions = 4096
+        /// `limits.maxPendingActionsTotal`: the same over every instance.
+        public var maxPendingActionsTotal = 65_536
+        /// `limits.maxConnectionsPerAddress`: open sockets from one peer address.
+        public var maxConnectionsPerAddress = 256
+        /// `limits.upgradesPerSecond`: new WebSocket upgrades accepted per second.
+        public var upgradesPerSecond = 1000
 
         /// The defaults.
         public init() {}
@@ -40,6 +53,8 @@ public struct Configuration: Sendable, Equatable {
     public struct History: Sendable, Equatable {
         /// `history.patches`.
         public var patches = 256
+        /// `history.maxBytes`: bytes of patch frames kept per instance.
+        public var maxBytes = 1_048_576
 
         /// The defaults.
         public init() {}

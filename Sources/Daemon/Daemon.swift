@@ -124,6 +124,12 @@ public enum Daemon {
         }
         print("listening on \(tls == nil ? "http" : "https")://\(displayHost(configuration.host)):\(port)")
         fflush(nil)
+        if auth == nil && !ListenAddress.isLoopback(configuration.host) {
+            logger.warning(
+                "listening beyond this machine without an auth section: anyone who can reach the port may join and act on every reactor",
+                metadata: ["host": configuration.host]
+            )
+        }
         logger.info(
             "reactorhub started",
             metadata: [
@@ -133,7 +139,7 @@ public enum Daemon {
         )
         // Stopped in reverse: eviction, then the hub drains, then the server delivers what
         // is queued and closes every client with 1001, then the store commits and closes.
-        services += [server, hub, IdleEviction(hub: hub)]
+        services += [server, hub, IdleEviction(hub: hub), OutboundBudget(hub: hub)]
         let group = ServiceGroup(
             services: services,
             shutdownSignal: {
@@ -188,6 +194,8 @@ extension Configuration {
         transport.serverName = "reactorhub"
         transport.maxMessageBytes = limits.maxMessageBytes
         transport.maxConnections = limits.maxConnections
+        transport.maxConnectionsPerAddress = limits.maxConnectionsPerAddress
+        transport.upgradesPerSecond = limits.upgradesPerSecond
         transport.pingIntervalSeconds = keepalive.pingSeconds
         transport.pingTimeoutSeconds = keepalive.timeoutSeconds
         transport.shutdownGrace = .milliseconds(shutdownGraceMs)
@@ -204,6 +212,11 @@ extension Configuration {
         hub.actionBurst = limits.actionBurst
         hub.outboundQueueBytes = limits.outboundQueueBytes
         hub.historyPatches = history.patches
+        hub.historyBytes = history.maxBytes
+        hub.maxInstances = limits.maxInstances
+        hub.maxPendingActions = limits.maxPendingActions
+        hub.maxPendingActionsTotal = limits.maxPendingActionsTotal
+        hub.outboundBudgetBytes = limits.outboundBudgetBytes
         hub.durableAcks = persistence.kind == .sqlite && persistence.durableAcks
         hub.shutdownGrace = .milliseconds(shutdownGraceMs)
         hub.adminToken = admin?.token

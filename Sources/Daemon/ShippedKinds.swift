@@ -24,7 +24,9 @@ enum ShippedKinds {
             return state
         }) { WeatherReactor(weatherUseCase: weather) }
 
-        let todoLimits = TodoLimits(maxItems: settings.todo.maxItems, maxTitleLength: settings.todo.maxTitleLength)
+        let todoLimits = TodoLimits(
+            maxItems: settings.todo.maxItems, maxTitleLength: settings.todo.maxTitleLength, maxTitleBytes: settings.todo.maxTitleBytes
+        )
         registry.register("todo") { TodoReactor(limits: todoLimits) }
 
         let docMaxBytes = settings.doc.maxBytes

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Transport
 
 /// Eviction of idle instances: their state stays in the store, their memory goes.
@@ -30,10 +33,33 @@ extension Hub {
             return evicted
         }
         logger.debug("evicted idle instances", metadata: ["count": String(evicted)])
+        if evicted > 0 {
+            // glibc keeps freed memory in its arenas; hand what the evicted instances held
+            // back to the system.
+            MemoryTrim.releaseFreedMemory()
+        }
     }
 
     /// The addresses of the instances held in memory (tests and diagnostics).
     public var residentInstances: [String] {
         state.withLock { $0.slots.keys.map(\.description).sorted() }
+    }
+}
+
+/// glibc's `malloc_trim` (in `<malloc.h>`, which the Glibc module does not import), looked
+/// up once; nothing happens where it does not exist.
+enum MemoryTrim {
+    private typealias Trim = @convention(c) (Int) -> Int32
+    private static let trim: Trim? = {
+        #if canImport(Glibc)
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return nil }
+        return unsafeBitCast(symbol, to: Trim.self)
+        #else
+        return nil
+        #endif
+    }()
+
+    static func releaseFreedMemory() {
+        _ = trim?(0)
     }
 }

@@ -16,6 +16,8 @@ extension Hub {
             delivery: delivery,
             metrics: metrics,
             historyCapacity: configuration.historyPatches,
+            historyBytes: configuration.historyBytes,
+            load: load,
             store: store,
             durableAcks: configuration.durableAcks,
             logger: instanceLogger,

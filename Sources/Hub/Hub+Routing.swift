@@ -57,6 +57,12 @@ extension Hub {
             if let existing = state.slots[address] {
                 slot = existing
             } else {
+                guard state.slots.count < configuration.maxInstances else {
+                    return .failure(ProtocolError(
+                        .overloaded,
+                        "the server holds \(state.slots.count) instances, its limit (limits.maxInstances); \(address) cannot be created now: join an existing reactor, or retry later"
+                    ))
+                }
                 state.nextStream += 1
                 slot = InstanceSlot(address: address, stream: StreamID(rawValue: state.nextStream))
                 state.slots[address] = slot

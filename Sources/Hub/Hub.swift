@@ -31,6 +31,8 @@ public final class Hub: TransportHandler, Sendable {
     let store: any StateStore
     let transport: any MessageTransport
     let delivery: Delivery
+    /// Backpressure on the way in.
+    let load: ActionLoad
     let logger: Logger
     let state = Locked(State())
     private let helloReactors: [UInt8]
@@ -62,6 +64,7 @@ public final class Hub: TransportHandler, Sendable {
             transport: transport, limits: DeliveryLimits(outboundQueueBytes: configuration.outboundQueueBytes),
             metrics: metrics, logger: logger
         )
+        self.load = ActionLoad(perInstance: configuration.maxPendingActions, total: configuration.maxPendingActionsTotal, transport: transport)
         var writer = JSONWriter()
         writer.writeValue(registry.helloDescription)
         self.helloReactors = writer.bytes
@@ -140,6 +143,7 @@ public final class Hub: TransportHandler, Sendable {
             }
         }
         delivery.closed(id)
+        load.forget(id)
         metrics.connectionsClosed.increment(String(code.rawValue))
         logger.info(
             "connection closed",

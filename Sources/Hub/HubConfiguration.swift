@@ -12,6 +12,17 @@ public struct HubConfiguration: Sendable {
     public var outboundQueueBytes = 1_048_576
     /// Patches kept per instance for resumes (`history.patches`).
     public var historyPatches = 256
+    /// Bytes of patches kept per instance (`history.maxBytes`).
+    public var historyBytes = 1_048_576
+    /// Instances in memory at once (`limits.maxInstances`).
+    public var maxInstances = 20_000
+    /// Actions waiting in one instance before its senders are no longer read
+    /// (`limits.maxPendingActions`).
+    public var maxPendingActions = 4096
+    /// The same over every instance (`limits.maxPendingActionsTotal`).
+    public var maxPendingActionsTotal = 65_536
+    /// What every outbox may hold together (`limits.outboundBudgetBytes`).
+    public var outboundBudgetBytes = 268_435_456
     /// An instance without subscribers or running effects for this long is evicted from
     /// memory; its state stays in the state store and comes back on the next join.
     public var idleEviction: Duration = .seconds(60)

@@ -12,6 +12,9 @@ struct ReactorKind: Sendable {
         var delivery: Delivery
         var metrics: HubMetrics
         var historyCapacity: Int
+        var historyBytes: Int
+        /// Actions waiting and the senders paused for them (backpressure).
+        var load: ActionLoad
         var store: any StateStore
         var durableAcks: Bool
         var logger: Logger

@@ -15,6 +15,7 @@ final class PendingBatches: @unchecked Sendable {
         var state: JSONValue
         var patches: [StoredPatch]
         var keepPatches: Int
+        var keepBytes: Int = .max
     }
 
     struct Batch {
@@ -63,10 +64,11 @@ final class PendingBatches: @unchecked Sendable {
             entry!.version = change.version
             entry!.state = change.state
             entry!.keepPatches = change.keepPatches
+            entry!.keepBytes = change.keepBytes
             if let patch = change.patch {
                 entry!.patches.append(patch)
-                if entry!.patches.count > change.keepPatches {
-                    entry!.patches.removeFirst(entry!.patches.count - change.keepPatches)
+                if entry!.patches.count > 2 * change.keepPatches || entry!.patches.count % 64 == 0 {
+                    entry!.patches = entry!.patches.newest(count: change.keepPatches, bytes: change.keepBytes)
                 }
             }
             batch.entries[change.address] = entry
@@ -118,10 +120,13 @@ final class PendingBatches: @unchecked Sendable {
                 if var current = result, current.epoch == entry.epoch {
                     current.version = entry.version
                     current.state = entry.state
-                    current.patches = Array((current.patches + entry.patches).suffix(entry.keepPatches))
+                    current.patches = (current.patches + entry.patches).newest(count: entry.keepPatches, bytes: entry.keepBytes)
                     result = current
                 } else {
-                    result = StoredInstance(epoch: entry.epoch, version: entry.version, state: entry.state, patches: entry.patches)
+                    result = StoredInstance(
+                        epoch: entry.epoch, version: entry.version, state: entry.state,
+                        patches: entry.patches.newest(count: entry.keepPatches, bytes: entry.keepBytes)
+                    )
                 }
             }
             return result
@@ -208,8 +213,9 @@ final class PendingBatches: @unchecked Sendable {
                 if var older = merged.entries[address], older.epoch == newer.epoch {
                     older.version = newer.version
                     older.state = newer.state
-                    older.patches = Array((older.patches + newer.patches).suffix(newer.keepPatches))
+                    older.patches = (older.patches + newer.patches).newest(count: newer.keepPatches, bytes: newer.keepBytes)
                     older.keepPatches = newer.keepPatches
+                    older.keepBytes = newer.keepBytes
                     merged.entries[address] = older
                 } else {
                     merged.entries[address] = newer

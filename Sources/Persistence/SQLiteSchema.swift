@@ -65,6 +65,7 @@ enum SQLiteSchema {
         let deleteOtherEpochPatches: SQLiteStatement
         let insertPatch: SQLiteStatement
         let trimPatches: SQLiteStatement
+        let trimPatchBytes: SQLiteStatement
         let setAsideInstance: SQLiteStatement
         let deleteInstance: SQLiteStatement
         let deletePatches: SQLiteStatement
@@ -85,6 +86,16 @@ enum SQLiteSchema {
                 "INSERT OR REPLACE INTO patches (kind, id, epoch, version, frame) VALUES (?1, ?2, ?3, ?4, ?5)"
             )
             trimPatches = try connection.prepare("DELETE FROM patches WHERE kind = ?1 AND id = ?2 AND version <= ?3")
+            // The newest patches whose frames fit in ?3 bytes stay (history.maxBytes).
+            trimPatchBytes = try connection.prepare(
+                """
+                DELETE FROM patches WHERE kind = ?1 AND id = ?2 AND version < (
+                    SELECT COALESCE(MIN(version), 9223372036854775807) FROM (
+                        SELECT version, SUM(length(frame)) OVER (ORDER BY version DESC) AS total
+                        FROM patches WHERE kind = ?1 AND id = ?2
+                    ) WHERE total <= ?3)
+                """
+            )
             setAsideInstance = try connection.prepare(
                 """
                 INSERT INTO set_aside (kind, id, epoch, version, state, reason, set_aside_at)

@@ -112,5 +112,12 @@ extension SQLiteStateStore {
         trim.bind(2, address.id)
         trim.bind(3, entry.version - entry.keepPatches)
         try trim.run()
+        if entry.keepBytes < Int.max {
+            let trimBytes = statements.trimPatchBytes
+            trimBytes.bind(1, address.kind)
+            trimBytes.bind(2, address.id)
+            trimBytes.bind(3, entry.keepBytes)
+            try trimBytes.run()
+        }
     }
 }

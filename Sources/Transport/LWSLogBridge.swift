@@ -1,6 +1,7 @@
 internal import CLibWebSockets
 import Locking
 import Logging
+import Synchronization
 
 /// Routes libwebsockets' own log lines into the logger of the server that installed it
 /// last: lws' errors at `warning` (they concern one peer, rarely the server), its
@@ -8,6 +9,10 @@ import Logging
 /// context pointer, hence the one logger kept here.
 enum LWSLogBridge {
     fileprivate static let logger = Locked<Logger?>(nil)
+    fileprivate static let failedAccepts = Atomic<Int>(0)
+
+    /// Accepts that failed (lws logs `accept: errno N` and retries at once).
+    static var acceptFailures: Int { failedAccepts.load(ordering: .relaxed) }
 
     static func install(logger: Logger) {
         var logger = logger
@@ -26,6 +31,11 @@ private func lwsLogEmit(_ level: Int32, _ line: UnsafePointer<CChar>?) {
     guard let line, let logger = LWSLogBridge.logger.withLock({ $0 }) else { return }
     var text = String(cString: line)
     while text.last == "\n" { text.removeLast() }
+    if text.contains("accept: errno") {
+        // Counted and logged by the service loop, once a second at most.
+        LWSLogBridge.failedAccepts.add(1, ordering: .relaxed)
+        return
+    }
     if level & rh_lws_log_err() != 0 {
         logger.warning(text)
     } else {

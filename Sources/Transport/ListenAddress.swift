@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// The configured `host`, classified for libwebsockets' `iface` option.
-enum ListenAddress: Equatable {
+public enum ListenAddress: Equatable, Sendable {
     /// Every IPv6 and IPv4 address (`::`).
     case any
     /// Every IPv4 address (`0.0.0.0`).
@@ -14,6 +14,15 @@ enum ListenAddress: Equatable {
     case ipv6(String)
     /// Not an address this server can bind.
     case invalid
+
+    /// Whether `host` binds only this machine's loopback (127.0.0.0/8, ::1, localhost).
+    public static func isLoopback(_ host: String) -> Bool {
+        switch ListenAddress(host) {
+        case .ipv4(let address): address.hasPrefix("127.")
+        case .ipv6(let address): address == "::1"
+        default: false
+        }
+    }
 
     init(_ host: String) {
         switch host {

@@ -5,17 +5,25 @@ import Logging
 
 /// Raises the process's open-file limit so that `maxConnections` sockets can be open.
 enum ResourceLimits {
-    static func raiseOpenFileLimit(toAtLeast wanted: Int, logger: Logger) {
+    /// The open-file limit (soft), raised once to the hard limit: connections are sockets.
+    static let openFileLimit: Int = {
         var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
-        let target = rlim_t(wanted)
-        guard limit.rlim_cur < target else { return }
-        let previous = limit.rlim_cur
-        limit.rlim_cur = min(target, limit.rlim_max)
-        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) != 0 || limit.rlim_cur < target {
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        if limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+            _ = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        return Int(clamping: limit.rlim_cur)
+    }()
+
+    /// Warns when the open-file limit is below what `maxConnections` needs.
+    static func checkOpenFileLimit(for maxConnections: Int, reserve: Int, logger: Logger) {
+        let wanted = maxConnections + reserve
+        if openFileLimit < wanted {
             logger.warning(
                 "open-file limit is below what maxConnections needs",
-                metadata: ["limit": String(limit.rlim_cur), "wanted": String(wanted), "was": String(previous)]
+                metadata: ["limit": String(openFileLimit), "wanted": String(wanted)]
             )
         }
     }

@@ -67,9 +67,26 @@ func reactorHubServiceCallback(
         if let result = core.exchangeWritable(wsi) { return result }
         return lws_callback_http_dummy(wsi, reason, user, input, length)
 
-    case LWS_CALLBACK_CLOSED_HTTP, LWS_CALLBACK_WSI_DESTROY:
+    case LWS_CALLBACK_CLOSED_HTTP:
         core.forgetExchange(wsi)
         return lws_callback_http_dummy(wsi, reason, user, input, length)
+
+    case LWS_CALLBACK_WSI_DESTROY:
+        core.forgetExchange(wsi)
+        core.socketClosed(wsi)
+        return lws_callback_http_dummy(wsi, reason, user, input, length)
+
+    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+        return core.filterAccepted(user)
+
+    case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+        core.socketOpened(wsi)
+        return 0
+
+    case LWS_CALLBACK_RAW_ADOPT, LWS_CALLBACK_RAW_RX:
+        // lws turns a `CONNECT` request into a raw socket and would keep it open forever;
+        // ReactorHub serves no raw sockets (and is no proxy): close it.
+        return -1
 
     default:
         return lws_callback_http_dummy(wsi, reason, user, input, length)

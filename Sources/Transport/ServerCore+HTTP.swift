@@ -16,6 +16,10 @@ extension ServerCore {
         if refusingConnections.load(ordering: .relaxed) {
             return refuseUpgrade(wsi, 503, "server is shutting down")
         }
+        if !upgrades.take() {
+            noteRefusal("over limits.upgradesPerSecond")
+            return refuseUpgrade(wsi, 503, "too many new connections per second (limits.upgradesPerSecond); retry shortly")
+        }
         if connectionCount.load(ordering: .relaxed) >= configuration.maxConnections {
             logger.info("refusing upgrade: connection limit reached", metadata: ["limit": String(configuration.maxConnections)])
             return refuseUpgrade(wsi, 503, "too many connections (limit \(configuration.maxConnections)); try again later")

@@ -35,6 +35,15 @@ final class ServerCore: @unchecked Sendable {
     var exchanges: [UInt64: Exchange] = [:]
     var exchangeByWSI: [UInt: UInt64] = [:]
     var nextExchange: UInt64 = 0
+    /// Accepted sockets by peer address, against the per-address and descriptor caps.
+    var sockets: SocketGuard
+    /// The cap on new upgrades per second.
+    var upgrades: RateGate
+    /// Sockets refused since the last log line, by reason, and when that line was written.
+    var refusedSockets: [String: Int] = [:]
+    var lastRefusalLog = ContinuousClock.now - .seconds(10)
+    /// The address of the socket accepted last, until its wsi exists.
+    var pendingAddress: String?
     /// Bodies of HTTP responses that are written in one go are not kept; this holds the
     /// wsi of HTTP exchanges only while lws serves a file.
     private(set) var context: OpaquePointer?
@@ -51,6 +60,12 @@ final class ServerCore: @unchecked Sendable {
         self.handler = handler
         self.logger = logger
         self.resolver = configuration.webRoot.flatMap { StaticFileResolver(webRoot: $0) }
+        self.sockets = SocketGuard(
+            perAddress: configuration.maxConnectionsPerAddress,
+            descriptorLimit: ResourceLimits.openFileLimit,
+            reserve: configuration.descriptorReserve
+        )
+        self.upgrades = RateGate(perSecond: configuration.upgradesPerSecond)
         protocols = .allocate(capacity: 2)
         protocols.initialize(repeating: lws_protocols(), count: 2)
         retryPolicy = .allocate(capacity: 1)
@@ -79,7 +94,7 @@ final class ServerCore: @unchecked Sendable {
     /// Creates the context and binds the listening socket, on the calling thread.
     func createContext() throws(TransportError) {
         LWSLogBridge.install(logger: logger)
-        ResourceLimits.raiseOpenFileLimit(toAtLeast: configuration.maxConnections + 256, logger: logger)
+        ResourceLimits.checkOpenFileLimit(for: configuration.maxConnections, reserve: configuration.descriptorReserve, logger: logger)
 
         protocols[0].name = UnsafePointer(cString(configuration.subprotocol))
         protocols[0].callback = reactorHubServiceCallback
@@ -148,8 +163,17 @@ final class ServerCore: @unchecked Sendable {
     }
 
     private func serviceLoop() {
+        var acceptFailures = LWSLogBridge.acceptFailures
         while running.load(ordering: .acquiring), let context {
             lws_service(context, 0)
+            // lws retries a failed accept (EMFILE, ENFILE) at once and forever: back off
+            // instead of spinning, and say so at most once a second.
+            let failures = LWSLogBridge.acceptFailures
+            if failures != acceptFailures {
+                noteRefusal("accept failed (out of descriptors)", count: failures - acceptFailures)
+                acceptFailures = failures
+                usleep(20_000)
+            }
         }
         if let context {
             lws_context_destroy(context)

@@ -31,6 +31,13 @@ public struct TransportConfiguration: Sendable, Equatable {
     public var allowedOrigins: [String] = []
     /// The PEM certificate and key; with them the port serves HTTPS and WSS only.
     public var tls: TLSFiles?
+    /// Open sockets one peer address may hold (`limits.maxConnectionsPerAddress`).
+    public var maxConnectionsPerAddress: Int = 256
+    /// New WebSocket upgrades accepted per second (`limits.upgradesPerSecond`); 503 beyond.
+    public var upgradesPerSecond: Int = 1000
+    /// Descriptors kept free of sockets, so that `/healthz`, the store and the logs keep
+    /// working when clients would take every one.
+    public var descriptorReserve: Int = 64
     /// The largest HTTP request body read (POST to the admin endpoints); 413 beyond.
     public var maxRequestBodyBytes: Int = 65536
 

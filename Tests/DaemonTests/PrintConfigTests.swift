@@ -14,6 +14,8 @@ struct PrintConfigTests {
         ])
         #expect(printed["limits"]?.objectValue?.keys == [
             "maxMessageBytes", "maxConnections", "maxJoinsPerConnection", "actionsPerSecond", "actionBurst", "outboundQueueBytes",
+            "outboundBudgetBytes", "maxInstances", "maxPendingActions", "maxPendingActionsTotal", "maxConnectionsPerAddress",
+            "upgradesPerSecond",
         ])
         #expect(printed["reactors"]?.objectValue?.keys == ["counter", "weather", "todo", "doc"])
         #expect(printed["persistence"] == [

@@ -29,7 +29,7 @@ def test_print_config_applies_file_then_environment_then_flags(tmp_path):
     effective = json.loads(result.stdout)
     assert (effective["port"], effective["host"], effective["logLevel"]) == (7100, "10.1.1.1", "error")
     assert effective["limits"]["maxMessageBytes"] == 65536
-    assert effective["history"] == {"patches": 256}
+    assert effective["history"] == {"patches": 256, "maxBytes": 1048576}
 
 
 def test_bad_configuration_exits_2_with_one_line_naming_the_key(tmp_path):
@@ -87,7 +87,8 @@ def test_unknown_key_is_refused_with_a_suggestion(tmp_path):
     assert result.stderr.decode().splitlines() == [
         f"reactorhub: {config}: unknown key 'limits.maxConnection' (did you mean 'limits.maxConnections'?); "
         "keys accepted in 'limits': maxMessageBytes, maxConnections, maxJoinsPerConnection, actionsPerSecond, "
-        "actionBurst, outboundQueueBytes"]
+        "actionBurst, outboundQueueBytes, outboundBudgetBytes, maxInstances, maxPendingActions, maxPendingActionsTotal, "
+        "maxConnectionsPerAddress, upgradesPerSecond"]
 
 
 def test_rules_between_keys_exit_2_naming_the_key(tmp_path):

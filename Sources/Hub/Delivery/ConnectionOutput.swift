@@ -35,17 +35,17 @@ final class ConnectionOutput: Sendable {
         }
     }
 
-    func append(_ entry: Outgoing) -> Report {
+    func append(_ entry: Outgoing, pressure: Bool = false) -> Report {
         var report = Report()
-        report.add(outbox.withLock { $0.append(entry) })
+        report.add(outbox.withLock { $0.append(entry, pressure: pressure) })
         return report
     }
 
-    func append(_ entries: [Outgoing]) -> Report {
+    func append(_ entries: [Outgoing], pressure: Bool = false) -> Report {
         outbox.withLock { outbox in
             var report = Report()
             for entry in entries {
-                report.add(outbox.append(entry))
+                report.add(outbox.append(entry, pressure: pressure))
             }
             return report
         }

@@ -1,5 +1,6 @@
 import Locking
 import Logging
+import Synchronization
 import Transport
 
 /// The one home of what is in flight to each connection: every message the hub sends
@@ -13,6 +14,8 @@ final class Delivery: Sendable {
     /// What the outboxes of closed connections had written.
     private let closedWritten = Locked(WrittenCounts())
     let metrics: HubMetrics
+    /// All outboxes together hold more than the budget (sampled by `OutboundBudget`).
+    private let overBudget = Atomic<Bool>(false)
 
     init(transport: any MessageTransport, limits: DeliveryLimits, metrics: HubMetrics, logger: Logger) {
         self.transport = transport
@@ -39,7 +42,7 @@ final class Delivery: Sendable {
 
     /// Queues `entry` for one connection.
     func send(_ entry: Outgoing, to output: ConnectionOutput) {
-        let report = output.append(entry)
+        let report = output.append(entry, pressure: overBudget.load(ordering: .relaxed))
         if report.wake { transport.outputReady(output.id) }
         handle(report, of: output)
     }
@@ -48,8 +51,9 @@ final class Delivery: Sendable {
     func send(_ entries: [Outgoing], to outputs: [ConnectionOutput]) {
         guard !entries.isEmpty, !outputs.isEmpty else { return }
         var wake: [ConnectionID] = []
+        let pressure = overBudget.load(ordering: .relaxed)
         for output in outputs {
-            let report = output.append(entries)
+            let report = output.append(entries, pressure: pressure)
             if report.wake { wake.append(output.id) }
             if report.shedMessages > 0 || report.overloaded { handle(report, of: output) }
         }
@@ -82,6 +86,19 @@ final class Delivery: Sendable {
     /// Payload bytes waiting over every connection.
     var queuedBytes: Int {
         outputs.withLock { Array($0.values) }.reduce(0) { $0 + $1.queuedBytes }
+    }
+
+    /// Samples the bytes all outboxes hold against `budget`; returns them.
+    @discardableResult
+    func samplePressure(budget: Int) -> Int {
+        let total = queuedBytes
+        let over = total > budget
+        if over != overBudget.load(ordering: .relaxed) {
+            overBudget.store(over, ordering: .relaxed)
+            logger.warning(over ? "outbound budget exceeded: full sockets shed early" : "outbound budget back under its limit",
+                           metadata: ["queuedBytes": String(total), "budget": String(budget)])
+        }
+        return total
     }
 
     /// What every connection's outbox handed to its socket, closed ones included.

@@ -73,8 +73,9 @@ struct Outbox {
 
     var isEmpty: Bool { count == 0 }
 
-    /// Queues `entry` under the policy.
-    mutating func append(_ entry: Outgoing) -> AppendOutcome {
+    /// Queues `entry` under the policy. Under `pressure` (all outboxes together hold more
+    /// than `limits.outboundBudgetBytes`), a full socket sheds at a quarter of the limit.
+    mutating func append(_ entry: Outgoing, pressure: Bool = false) -> AppendOutcome {
         if isClosed { return .dropped }
         switch entry {
         case .patch(let stream, _), .pulse(let stream, _):
@@ -94,7 +95,7 @@ struct Outbox {
         entries.append(Entry(outgoing: entry, chokeMark: chokes))
         bytes += entry.byteCount
         count += 1
-        return enforce() ?? .queued(wasEmpty: wasEmpty)
+        return enforce(pressure: pressure) ?? .queued(wasEmpty: wasEmpty)
     }
 
     /// The transport found the socket full with output still waiting.
@@ -159,8 +160,8 @@ struct Outbox {
 
     // MARK: Policy
 
-    private mutating func enforce() -> AppendOutcome? {
-        guard isChoked, bytes > limits.queueBytes, count > 1 else { return nil }
+    private mutating func enforce(pressure: Bool = false) -> AppendOutcome? {
+        guard isChoked, bytes > (pressure ? limits.queueBytes / 4 : limits.queueBytes), count > 1 else { return nil }
         let (shed, newlyLagging) = shedDroppable()
         if bytes > limits.overloadBytes {
             close()

@@ -1,40 +1,59 @@
-/// The last `capacity` patch frames of an instance, by version, for resumes.
+/// The recent patch frames of an instance, by version, for resumes: at most `capacity`
+/// frames (`history.patches`) and `maxBytes` of them (`history.maxBytes`); older ones go
+/// first, and a resume from before what is held gets a snapshot.
 struct PatchHistory {
     let capacity: Int
+    let maxBytes: Int
     private var frames: [PatchFrame] = []
-    private var firstVersion = 1
     private var head = 0
+    /// Bytes of the frames held.
+    private(set) var bytes = 0
 
-    init(capacity: Int) {
+    init(capacity: Int, maxBytes: Int = .max) {
         self.capacity = capacity
+        self.maxBytes = maxBytes
     }
 
-    /// Records the frame of `version`; versions must be consecutive.
+    /// Frames held.
+    var count: Int { frames.count - head }
+
+    /// The oldest version held, or nil when none is.
+    var firstVersion: Int? { head < frames.count ? frames[head].version : nil }
+
+    /// Records the frame of the next version; versions must be consecutive.
     mutating func append(_ frame: PatchFrame) {
-        guard capacity > 0 else { return }
-        if frames.isEmpty {
-            firstVersion = frame.version
+        guard capacity > 0, frame.message.count <= maxBytes else {
+            removeAll()
+            return
         }
-        if frames.count < capacity {
-            frames.append(frame)
-        } else {
-            frames[head] = frame
-            head = (head + 1) % capacity
-            firstVersion += 1
+        frames.append(frame)
+        bytes += frame.message.count
+        while count > capacity || bytes > maxBytes {
+            bytes -= frames[head].message.count
+            head += 1
         }
+        if head > 1024 && head * 2 > frames.count {
+            frames.removeFirst(head)
+            head = 0
+        }
+    }
+
+    private mutating func removeAll() {
+        frames = []
+        head = 0
+        bytes = 0
     }
 
     /// The last `count` frames held, oldest first.
     func last(_ count: Int) -> [PatchFrame] {
-        guard !frames.isEmpty else { return [] }
-        let ordered = Array(frames[head...] + frames[..<head])
-        return Array(ordered.suffix(count))
+        Array(frames[max(head, frames.count - count)...])
     }
 
     /// The frames after `version` up to `current`, or nil when some are no longer held.
     func frames(after version: Int, current: Int) -> [PatchFrame]? {
         if version == current { return [] }
-        guard !frames.isEmpty, version + 1 >= firstVersion, current == firstVersion + frames.count - 1 else { return nil }
-        return (version + 1...current).map { frames[(head + $0 - firstVersion) % frames.count] }
+        guard let first = firstVersion, version + 1 >= first, current == frames[frames.count - 1].version else { return nil }
+        let start = head + (version + 1 - first)
+        return Array(frames[start...])
     }
 }

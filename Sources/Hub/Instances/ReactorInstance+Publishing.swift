@@ -73,7 +73,8 @@ extension ReactorInstance {
                 version: published.version,
                 state: new,
                 patch: StoredPatch(version: published.version, frame: frame.message.withBytes { Array($0) }),
-                keepPatches: context.historyCapacity
+                keepPatches: context.historyCapacity,
+                keepBytes: context.historyBytes
             ))
         }
         let version = published.version

@@ -61,6 +61,8 @@ where R.Action: Decodable, R.State: Encodable {
     let gated: Bool
     /// Replaced by a reset: nothing more is published or stored.
     let retired = Atomic<Bool>(false)
+    /// Actions sent to the runtime whose `mutate` has not run yet.
+    let pendingActions = Atomic<Int>(0)
     var published: Published
     private var observation: RuntimeObservation?
 
@@ -75,7 +77,7 @@ where R.Action: Decodable, R.State: Encodable {
         self.runtime = ReactorRuntime(reactor: reactor, logger: logger, restoredState: restored?.state)
         let start = try StateEncoding.encode(runtime.currentState)
 
-        var history = PatchHistory(capacity: context.historyCapacity)
+        var history = PatchHistory(capacity: context.historyCapacity, maxBytes: context.historyBytes)
         var version = 0
         self.epoch = restored?.stored.epoch ?? Epoch.make()
         if let stored = restored?.stored {
@@ -123,6 +125,7 @@ where R.Action: Decodable, R.State: Encodable {
             case .drained:
                 self.flushBurst()
                 self.settlePendingAcks()
+                self.context.load.drained(self.stream, instancePending: self.pendingActions.load(ordering: .relaxed))
             }
         }
     }
@@ -196,8 +199,13 @@ where R.Action: Decodable, R.State: Encodable {
         } catch {
             return ProtocolError(error, kind: address.kind)
         }
+        let pending = pendingActions.add(1, ordering: .relaxed).newValue
+        context.load.queued(from: output.id, on: stream, instancePending: pending)
         runtime.send(action) { [weak self] outcome in
-            self?.answer(outcome, to: output, ref: ref, receivedAt: receivedAt)
+            guard let self else { return }
+            self.pendingActions.subtract(1, ordering: .relaxed)
+            self.context.load.taken()
+            self.answer(outcome, to: output, ref: ref, receivedAt: receivedAt)
         }
         return nil
     }

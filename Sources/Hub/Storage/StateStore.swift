@@ -101,14 +101,34 @@ public struct StoredChange: Sendable {
     public var patch: StoredPatch?
     /// Patches older than `version - keepPatches` may be forgotten.
     public var keepPatches: Int
+    /// The newest patches whose frames take at most this many bytes are kept.
+    public var keepBytes: Int
 
     /// Creates a change record.
-    public init(address: ReactorAddress, epoch: String, version: Int, state: JSONValue, patch: StoredPatch?, keepPatches: Int) {
+    public init(
+        address: ReactorAddress, epoch: String, version: Int, state: JSONValue, patch: StoredPatch?,
+        keepPatches: Int, keepBytes: Int = .max
+    ) {
         self.address = address
         self.epoch = epoch
         self.version = version
         self.state = state
         self.patch = patch
         self.keepPatches = keepPatches
+        self.keepBytes = keepBytes
+    }
+}
+
+extension Array where Element == StoredPatch {
+    /// The newest patches, at most `count` of them and `bytes` of frames in all.
+    public func newest(count: Int, bytes: Int) -> [StoredPatch] {
+        var kept = 0
+        var total = 0
+        for patch in reversed() {
+            guard kept < count, total + patch.frame.count <= bytes else { break }
+            kept += 1
+            total += patch.frame.count
+        }
+        return Array(suffix(kept))
     }
 }

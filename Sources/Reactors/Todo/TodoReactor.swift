@@ -106,6 +106,12 @@ public final class TodoReactor: Reactor {
     }
 
     private func validate(title: String) throws {
+        // Bytes first: counting characters walks the whole string, and one "character"
+        // can be any number of combining marks.
+        let bytes = title.utf8.count
+        guard bytes <= limits.maxTitleBytes else {
+            throw ActionRefusal("a title may take at most \(limits.maxTitleBytes) bytes of UTF-8 (reactors.todo.maxTitleBytes), got \(bytes)")
+        }
         let length = title.count
         guard length >= 1, length <= limits.maxTitleLength else {
             throw ActionRefusal(
@@ -119,10 +125,13 @@ public final class TodoReactor: Reactor {
 public struct TodoLimits: Sendable, Equatable {
     public var maxItems: Int
     public var maxTitleLength: Int
+    /// UTF-8 bytes a title may take, whatever its character count.
+    public var maxTitleBytes: Int
 
-    public init(maxItems: Int = 1000, maxTitleLength: Int = 200) {
+    public init(maxItems: Int = 1000, maxTitleLength: Int = 200, maxTitleBytes: Int = 800) {
         self.maxItems = maxItems
         self.maxTitleLength = maxTitleLength
+        self.maxTitleBytes = maxTitleBytes
     }
 }
 

@@ -55,10 +55,16 @@ public final class WeatherReactor: Reactor {
         )
     }
 
+    /// The longest city name searched for (it is echoed in `errorMessage`).
+    static let maxCityBytes = 200
+
     // Action -> Mutation
-    public func mutate(action: Action) -> Effect<Mutation> {
+    public func mutate(action: Action) throws -> Effect<Mutation> {
         switch action {
         case let .searchCityWeather(cityName):
+            guard cityName.utf8.count <= Self.maxCityBytes else {
+                throw ActionRefusal("a city name takes at most \(Self.maxCityBytes) bytes, got \(cityName.utf8.count)")
+            }
             return performSearchCityWeather(cityName: cityName)
         }
     }
