@@ -14,7 +14,7 @@ let package = Package(
         .executable(name: "reactorhub-bench", targets: ["reactorhub-bench"]),
         .library(name: "Reactor", targets: ["Reactor"]),
         .library(name: "ReactorTesting", targets: ["ReactorTesting"]),
-        .library(name: "Hub", targets: ["Hub"]),
+        .library(name: "ReactorHubServer", targets: ["ReactorHubServer"]),
     ],
     targets: [
         .systemLibrary(
@@ -42,7 +42,8 @@ let package = Package(
         .target(name: "Cluster", dependencies: ["CHiredis", "Locking", "Logging"], swiftSettings: strict),
         .target(name: "Persistence", dependencies: ["CSQLite", "Hub", "JSON", "Lifecycle", "Locking", "Logging", "Metrics"], swiftSettings: strict),
         .target(name: "Daemon", dependencies: ["Hub", "Reactors", "Persistence", "JSON", "Auth", "Lifecycle", "Logging", "Metrics", "Transport"], swiftSettings: strict),
-        .executableTarget(name: "reactorhub", dependencies: ["Daemon"], swiftSettings: strict),
+        .target(name: "ReactorHubServer", dependencies: ["Daemon", "Hub", "Reactor", "JSON"], swiftSettings: strict),
+        .executableTarget(name: "reactorhub", dependencies: ["ReactorHubServer"], swiftSettings: strict),
 
         .systemLibrary(name: "CBenchSys", path: "Sources/reactorhub-bench/CBenchSys"),
         .executableTarget(

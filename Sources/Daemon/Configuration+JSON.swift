@@ -13,6 +13,9 @@ extension Configuration {
             }
             Self.insert(value, at: key.name.split(separator: ".").map(String.init)[...], into: &root)
         }
+        for (kind, settings) in reactors.custom.sorted(by: { $0.key < $1.key }) {
+            Self.insert(settings, at: ["reactors", kind], into: &root)
+        }
         return .object(root)
     }
 

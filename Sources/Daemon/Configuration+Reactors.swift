@@ -1,6 +1,12 @@
+package import JSON
+
 extension Configuration {
-    /// Settings of the shipped reactor kinds (`reactors`).
+    /// Settings of the shipped reactor kinds (`reactors`), and the objects under
+    /// `reactors.KIND` of kinds an embedder registers (decoded when they register).
     public struct Reactors: Sendable, Equatable {
+        /// `reactors.KIND` for kinds other than the shipped four, as written.
+        package var custom: [String: JSONValue] = [:]
+
         /// `reactors.counter`.
         public struct Counter: Sendable, Equatable {
             /// `reactors.counter.delayMs`.

@@ -42,6 +42,13 @@ struct ConfigurationReader {
                 keysSet.append(name)
             } else if ConfigurationSchema.objectNames.contains(name) {
                 try read(memberValue, object: name, into: &configuration)
+            } else if object == "reactors", Self.isKindName(member) {
+                // A kind the embedder registers: its own options type decodes it then.
+                guard case .object = memberValue else {
+                    throw ConfigurationError("\(source): \(name) must be a JSON object (the kind's settings), got \(Self.describe(memberValue))")
+                }
+                configuration.reactors.custom[member] = memberValue
+                keysSet.append(name)
             } else {
                 throw unknown(name, in: object)
             }
@@ -53,6 +60,13 @@ struct ConfigurationReader {
         let scope = object.isEmpty ? "at the top level" : "in '\(object)'"
         let accepted = ConfigurationSchema.members(of: object).joined(separator: ", ")
         return ConfigurationError("\(source): unknown key '\(name)'\(hint); keys accepted \(scope): \(accepted)")
+    }
+
+    /// `[a-z][a-z0-9-]{0,31}` (PROTOCOL.md "Names").
+    static func isKindName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard let first = bytes.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first), bytes.count <= 32 else { return false }
+        return bytes.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-") }
     }
 
     /// A value as a refusal quotes it: strings and numbers as written, containers by kind.

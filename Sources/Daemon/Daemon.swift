@@ -21,6 +21,11 @@ public enum Daemon {
     /// Runs the daemon; returns the process exit status (0 after a clean shutdown, 2 for a
     /// bad command line or configuration, 1 when the server cannot start).
     public static func main(arguments: [String], environment: [String: String]) async -> Int32 {
+        await main(arguments: arguments, environment: environment) { kinds in try kinds.includeShipped() }
+    }
+
+    /// Runs the daemon with the kinds `register` registers (`ReactorHubServer`).
+    package static func main(arguments: [String], environment: [String: String], register: KindRegistration) async -> Int32 {
         let options: CommandLineOptions
         let loaded: ConfigurationLoader.Loaded
         do {
@@ -51,22 +56,30 @@ public enum Daemon {
         if case .token(let request) = options.mode {
             return mint(request, with: loaded.configuration)
         }
-        return await serve(loaded.configuration, from: loaded.file)
+        return await serve(loaded.configuration, from: loaded.file, register: register)
     }
 
-    private static func serve(_ configuration: Configuration, from file: String?) async -> Int32 {
+    private static func serve(_ configuration: Configuration, from file: String?, register: KindRegistration) async -> Int32 {
         switch configuration.logFormat {
         case .text: LoggingSystem.bootstrap(StandardErrorLogHandler(), level: configuration.logLevel)
         case .json: LoggingSystem.bootstrap(JSONLogHandler(), level: configuration.logLevel)
         }
         let logger = Logger(label: "reactorhub")
-        let registry: ReactorRegistry
+        let registrar = KindRegistrar(configuration: configuration)
         do {
-            registry = try ShippedKinds.registry(for: configuration)
+            try register(registrar)
+        } catch let error as ConfigurationError {
+            printError(error.message)
+            return 2
         } catch {
             printError("\(error)")
             return 2
         }
+        if let unclaimed = registrar.unclaimedSettings().first {
+            printError("reactors.\(unclaimed): no reactor kind '\(unclaimed)' is registered; kinds: \(registrar.registry.names.joined(separator: ", "))")
+            return 2
+        }
+        let registry = registrar.registry
         let auth: AuthPolicy?
         let tls: TransportConfiguration.TLSFiles?
         do {

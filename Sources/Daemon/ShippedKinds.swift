@@ -4,8 +4,7 @@ import Reactors
 /// Registers the kinds the daemon ships (CONFIG.md "The shipped reactor kinds") with
 /// their settings from the configuration.
 enum ShippedKinds {
-    static func registry(for configuration: Configuration) throws -> ReactorRegistry {
-        let registry = ReactorRegistry()
+    static func register(into registry: ReactorRegistry, for configuration: Configuration) throws {
         let settings = configuration.reactors
         let counterDelay = Duration.milliseconds(settings.counter.delayMs)
         // Counter and weather come back with isLoading false: the effects that would have
@@ -31,6 +30,5 @@ enum ShippedKinds {
 
         let docMaxBytes = settings.doc.maxBytes
         registry.register("doc") { DocReactor(maxBytes: docMaxBytes) }
-        return registry
     }
 }

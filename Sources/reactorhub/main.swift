@@ -1,8 +1,6 @@
-import Daemon
-import Foundation
+import ReactorHubServer
 
-let status = await Daemon.main(
-    arguments: Array(CommandLine.arguments.dropFirst()),
-    environment: ProcessInfo.processInfo.environment
-)
-exit(status)
+/// `reactorhub`: the daemon with the shipped kinds.
+await ReactorHub.main { @Sendable kinds in
+    try kinds.includeShipped()
+}
