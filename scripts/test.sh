@@ -29,6 +29,15 @@ if grep -q "ThreadSanitizer" "$timings/tsan.log"; then
   echo "the thread sanitizer reported (above)" >&2; exit 1
 fi
 
+step "The public API listing (docs/api.md) and its documentation"
+python3 scripts/api-listing.py --check
+
+step "Examples/Poll: a package of its own on ReactorHub (build and swift test)"
+swift build --build-tests --package-path Examples/Poll --scratch-path .build/examples 2>&1 | tee "$REACTORHUB_TEST_OUTPUT/examples-build.log"
+test "${PIPESTATUS[0]}" -eq 0
+swift test --skip-build --package-path Examples/Poll --scratch-path .build/examples 2>&1 | tee "$timings/examples.log"
+export REACTORHUB_POLL_BINARY="$PWD/.build/examples/debug/poll-server"
+
 export REACTORHUB_BINARY="$PWD/.build/debug/reactorhub"
 
 step "End-to-end suites: websocat walkthrough, multi-client sync (real daemon process)"

@@ -1,0 +1,712 @@
+// reactorhub.js: a dependency-free client for the ReactorHub protocol v1 (docs/protocol.md).
+//
+//   import { connect } from './reactorhub.js';
+//   const hub = connect('ws://127.0.0.1:8080/ws');
+//   await hub.join('counter/lobby', { onState: (state) => render(state), onPulse: (name, value) => toast(value) });
+//   await hub.dispatch('counter/lobby', 'increase');
+//
+// Works in browsers and in Node (pass `WebSocket` in the options when there is no global one).
+// Documented in docs/web-client.md.
+
+export const PROTOCOL = 'reactorhub.v1';
+const ADDRESS = /^[a-z][a-z0-9-]{0,31}\/[A-Za-z0-9._-]{1,64}$/;
+const OPEN = 1;
+
+/** An error refused by the server (`code` is the protocol's error code) or raised by the client
+ *  (`disconnected`, `not_connected`, `closed`, `left`, `invalid_reactor`, `bad_frame`, `timeout`). */
+export class ReactorHubError extends Error {
+  constructor(code, message, details = {}) {
+    super(message);
+    this.name = 'ReactorHubError';
+    this.code = code;
+    Object.assign(this, details);
+  }
+}
+
+/** Raised by applyPatch when an operation does not apply; `index` is the operation's position. */
+export class PatchError extends Error {
+  constructor(message, index, operation) {
+    super(index === undefined ? message : `operation ${index}: ${message}`);
+    this.name = 'PatchError';
+    this.index = index;
+    this.operation = operation;
+  }
+}
+
+export function isValidAddress(address) {
+  return typeof address === 'string' && ADDRESS.test(address);
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON values and RFC 6902 JSON Patch
+
+const hasOwn = (object, key) => Object.prototype.hasOwnProperty.call(object, key);
+const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+// Plain assignment of "__proto__" would change the prototype instead of adding a member.
+function setMember(object, key, value) {
+  if (key === '__proto__') {
+    Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
+  } else {
+    object[key] = value;
+  }
+}
+
+function shallowCopy(node) {
+  if (Array.isArray(node)) return node.slice();
+  const copy = {};
+  for (const key of Object.keys(node)) setMember(copy, key, node[key]);
+  return copy;
+}
+
+/** A deep copy of a JSON value. */
+export function cloneJSON(value) {
+  if (Array.isArray(value)) return value.map(cloneJSON);
+  if (isObject(value)) {
+    const copy = {};
+    for (const key of Object.keys(value)) setMember(copy, key, cloneJSON(value[key]));
+    return copy;
+  }
+  return value;
+}
+
+/** Structural equality of two JSON values (member order does not matter). */
+export function jsonEqual(a, b) {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((item, index) => jsonEqual(item, b[index]));
+  }
+  if (isObject(a)) {
+    if (!isObject(b)) return false;
+    const keys = Object.keys(a);
+    if (keys.length !== Object.keys(b).length) return false;
+    return keys.every((key) => hasOwn(b, key) && jsonEqual(a[key], b[key]));
+  }
+  return false;
+}
+
+/** Splits an RFC 6901 JSON Pointer into its unescaped reference tokens. */
+export function parsePointer(pointer) {
+  if (typeof pointer !== 'string') throw new PatchError(`a JSON Pointer must be a string, got ${typeof pointer}`);
+  if (pointer === '') return [];
+  if (pointer[0] !== '/') throw new PatchError(`JSON Pointer '${pointer}' must be empty or start with '/'`);
+  return pointer.slice(1).split('/').map((token) => {
+    if (/~(?![01])/.test(token)) throw new PatchError(`JSON Pointer '${pointer}' has an invalid escape (only ~0 and ~1)`);
+    return token.replace(/~1/g, '/').replace(/~0/g, '~');
+  });
+}
+
+const INDEX = /^(0|[1-9][0-9]*)$/;
+
+// The array index a token names; `allowEnd` admits the length itself and '-' (add only).
+function arrayIndex(array, token, pointer, allowEnd) {
+  if (token === '-' && allowEnd) return array.length;
+  if (!INDEX.test(token)) throw new PatchError(`'${token}' in '${pointer}' is not an array index`);
+  const index = Number(token);
+  if (index > array.length || (index === array.length && !allowEnd)) {
+    throw new PatchError(`index ${index} in '${pointer}' is out of bounds (array length ${array.length})`);
+  }
+  return index;
+}
+
+function child(node, token, pointer) {
+  if (Array.isArray(node)) return node[arrayIndex(node, token, pointer, false)];
+  if (isObject(node)) {
+    if (!hasOwn(node, token)) throw new PatchError(`'${pointer}' does not exist (no member '${token}')`);
+    return node[token];
+  }
+  throw new PatchError(`'${pointer}' does not exist (a ${node === null ? 'null' : typeof node} has no members)`);
+}
+
+function valueAt(root, tokens, pointer) {
+  let node = root;
+  for (const token of tokens) node = child(node, token, pointer);
+  return node;
+}
+
+// Returns a new root in which the parent of the target was copied (with every node on the way
+// down) and handed to `edit(parentCopy, lastToken)`. Untouched subtrees are shared.
+function edited(root, tokens, pointer, edit) {
+  const descend = (node, depth) => {
+    if (!Array.isArray(node) && !isObject(node)) {
+      throw new PatchError(`'${pointer}' does not exist (a ${node === null ? 'null' : typeof node} has no members)`);
+    }
+    const copy = shallowCopy(node);
+    const token = tokens[depth];
+    if (depth === tokens.length - 1) {
+      edit(copy, token);
+    } else if (Array.isArray(node)) {
+      const index = arrayIndex(node, token, pointer, false);
+      copy[index] = descend(node[index], depth + 1);
+    } else {
+      setMember(copy, token, descend(child(node, token, pointer), depth + 1));
+    }
+    return copy;
+  };
+  return descend(root, 0);
+}
+
+function addValue(root, tokens, pointer, value) {
+  if (tokens.length === 0) return value;
+  return edited(root, tokens, pointer, (parent, token) => {
+    if (Array.isArray(parent)) parent.splice(arrayIndex(parent, token, pointer, true), 0, value);
+    else setMember(parent, token, value);
+  });
+}
+
+function removeValue(root, tokens, pointer) {
+  if (tokens.length === 0) throw new PatchError('cannot remove the whole document');
+  return edited(root, tokens, pointer, (parent, token) => {
+    if (Array.isArray(parent)) parent.splice(arrayIndex(parent, token, pointer, false), 1);
+    else if (hasOwn(parent, token)) delete parent[token];
+    else throw new PatchError(`'${pointer}' does not exist (no member '${token}')`);
+  });
+}
+
+function replaceValue(root, tokens, pointer, value) {
+  if (tokens.length === 0) return value;
+  return edited(root, tokens, pointer, (parent, token) => {
+    if (Array.isArray(parent)) parent[arrayIndex(parent, token, pointer, false)] = value;
+    else if (hasOwn(parent, token)) setMember(parent, token, value);
+    else throw new PatchError(`'${pointer}' does not exist (no member '${token}')`);
+  });
+}
+
+function member(operation, name, type) {
+  if (!hasOwn(operation, name)) throw new PatchError(`'${operation.op}' needs a '${name}' member`);
+  const value = operation[name];
+  if (type && typeof value !== type) throw new PatchError(`'${name}' must be a ${type}`);
+  return value;
+}
+
+function applyOperation(document, operation) {
+  if (!isObject(operation)) throw new PatchError('an operation must be an object');
+  const op = member(operation, 'op', 'string');
+  const pointer = member(operation, 'path', 'string');
+  const path = parsePointer(pointer);
+  switch (op) {
+    case 'add':
+      return addValue(document, path, pointer, cloneJSON(member(operation, 'value')));
+    case 'remove':
+      return removeValue(document, path, pointer);
+    case 'replace':
+      valueAt(document, path, pointer); // the target must exist
+      return replaceValue(document, path, pointer, cloneJSON(member(operation, 'value')));
+    case 'test': {
+      const expected = member(operation, 'value');
+      if (!jsonEqual(valueAt(document, path, pointer), expected)) throw new PatchError(`test failed: '${pointer}' is not equal to the given value`);
+      return document;
+    }
+    case 'move': {
+      const fromPointer = member(operation, 'from', 'string');
+      const from = parsePointer(fromPointer);
+      const value = valueAt(document, from, fromPointer);
+      if (fromPointer === pointer) return document;
+      if (path.length > from.length && from.every((token, i) => token === path[i])) {
+        throw new PatchError(`cannot move '${fromPointer}' into its own child '${pointer}'`);
+      }
+      return addValue(removeValue(document, from, fromPointer), path, pointer, value);
+    }
+    case 'copy': {
+      const fromPointer = member(operation, 'from', 'string');
+      const value = valueAt(document, parsePointer(fromPointer), fromPointer);
+      return addValue(document, path, pointer, cloneJSON(value));
+    }
+    default:
+      throw new PatchError(`unknown operation '${op}' (add, remove, replace, move, copy, test)`);
+  }
+}
+
+/**
+ * Applies an RFC 6902 JSON Patch and returns the new document. Atomic: when an operation fails
+ * it throws a PatchError and `document` is unchanged (it is never mutated; unchanged subtrees
+ * are shared with the result).
+ */
+export function applyPatch(document, patch) {
+  if (!Array.isArray(patch)) throw new PatchError('a JSON Patch must be an array of operations');
+  let result = document;
+  patch.forEach((operation, index) => {
+    try {
+      result = applyOperation(result, operation);
+    } catch (error) {
+      if (error instanceof PatchError && error.index === undefined) throw new PatchError(error.message, index, operation);
+      throw error;
+    }
+  });
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The client
+
+const DEFAULTS = {
+  protocols: [PROTOCOL],
+  reconnect: true,
+  initialDelayMs: 250,
+  maxDelayMs: 8000,
+  backoffFactor: 2,
+  jitter: 0.5,
+  heartbeatMs: 0,
+  heartbeatTimeoutMs: 10000,
+};
+
+function monotonicNow() {
+  return globalThis.performance?.now ? globalThis.performance.now() : Date.now();
+}
+
+// Runs a user callback; an exception is reported asynchronously so that it reaches the console
+// (or the process) without breaking the processing of the frame.
+function safely(callback, ...args) {
+  if (typeof callback !== 'function') return;
+  try {
+    callback(...args);
+  } catch (error) {
+    queueMicrotask(() => { throw error; });
+  }
+}
+
+export class ReactorHubClient {
+  constructor(url, options = {}) {
+    this.url = url;
+    this.options = { ...DEFAULTS, ...options };
+    this._WebSocket = options.WebSocket ?? globalThis.WebSocket;
+    if (typeof this._WebSocket !== 'function') {
+      throw new TypeError('reactorhub: no WebSocket implementation; pass options.WebSocket');
+    }
+    this._setTimeout = options.setTimeout ?? ((fn, ms) => globalThis.setTimeout(fn, ms));
+    this._clearTimeout = options.clearTimeout ?? ((id) => globalThis.clearTimeout(id));
+    this._random = options.random ?? Math.random;
+    this._now = options.now ?? monotonicNow;
+    this.status = 'idle';
+    this.hello = null;
+    this.attempt = 0;
+    this._socket = null;
+    this._listeners = new Map();
+    this._reactors = new Map();
+    this._pending = new Map();
+    this._nextRef = 1;
+    this._reconnectTimer = null;
+    this._heartbeatTimer = null;
+    this._closed = false;
+    // Listeners given in the options see the first 'connecting' status too.
+    for (const [event, listener] of Object.entries(options.on ?? {})) this.on(event, listener);
+  }
+
+  // -- events ----------------------------------------------------------------------------------
+
+  /** Subscribes to 'status', 'frame', 'hello', 'state', 'pulse' or 'error'; returns an unsubscribe function. */
+  on(event, listener) {
+    if (!this._listeners.has(event)) this._listeners.set(event, new Set());
+    this._listeners.get(event).add(listener);
+    return () => this.off(event, listener);
+  }
+
+  off(event, listener) {
+    this._listeners.get(event)?.delete(listener);
+  }
+
+  _emit(event, ...args) {
+    for (const listener of [...(this._listeners.get(event) ?? [])]) safely(listener, ...args);
+  }
+
+  _setStatus(status, detail = {}) {
+    if (this.status === status && status !== 'reconnecting') return;
+    this.status = status;
+    this._emit('status', status, detail);
+  }
+
+  // -- connection ------------------------------------------------------------------------------
+
+  /** Opens the connection (connect() calls it). */
+  open() {
+    if (this._socket || this._closed) return this;
+    this._setStatus('connecting');
+    this._openSocket();
+    return this;
+  }
+
+  get isOpen() {
+    return this._socket !== null && this._socket.readyState === OPEN && this.status === 'open';
+  }
+
+  _openSocket() {
+    this._reconnectTimer = null;
+    let socket;
+    try {
+      socket = new this._WebSocket(this.url, this.options.protocols);
+    } catch (error) {
+      if (this.attempt === 0 && this.status === 'connecting') throw error;
+      this._scheduleReconnect({ error });
+      return;
+    }
+    this._socket = socket;
+    socket.onopen = () => {
+      if (socket !== this._socket) return;
+      this._setStatus('open', { protocol: socket.protocol });
+      this._startHeartbeat();
+      for (const entry of this._reactors.values()) this._sendJoin(entry, true);
+    };
+    socket.onmessage = (event) => {
+      if (socket === this._socket) this._receive(event.data);
+    };
+    socket.onclose = (event) => {
+      if (socket === this._socket) this._lost(event?.code ?? 1006, event?.reason ?? '');
+    };
+    socket.onerror = () => {}; // a close event follows
+  }
+
+  // The connection is gone (closed by the server, the network, or given up by the heartbeat).
+  _lost(code, reason) {
+    const socket = this._socket;
+    this._socket = null;
+    this._stopHeartbeat();
+    if (socket) {
+      socket.onopen = socket.onmessage = socket.onclose = socket.onerror = null;
+      if (socket.readyState < 2) { try { socket.close(); } catch { /* already closing */ } }
+    }
+    this._failPending('disconnected', (p) => `the connection closed (code ${code}${reason ? `, ${reason}` : ''}) before the reply to ${p.kind} ${p.ref}${p.address ? ` on ${p.address}` : ''}`);
+    for (const entry of this._reactors.values()) entry.resyncing = false;
+    if (this._closed) {
+      this._setStatus('closed', { code, reason });
+    } else if (this.options.reconnect) {
+      this._scheduleReconnect({ code, reason });
+    } else {
+      this._closed = true;
+      this._setStatus('closed', { code, reason });
+      this._failJoins('closed', 'the connection closed and reconnect is off');
+    }
+  }
+
+  /** The delay before reconnect attempt `attempt` (0-based): exponential, capped, minus jitter. */
+  backoffDelay(attempt) {
+    const { initialDelayMs, maxDelayMs, backoffFactor, jitter } = this.options;
+    const base = Math.min(maxDelayMs, initialDelayMs * backoffFactor ** attempt);
+    return Math.round(base * (1 - jitter * this._random()));
+  }
+
+  _scheduleReconnect(detail) {
+    const delayMs = this.backoffDelay(this.attempt);
+    this.attempt += 1;
+    this._setStatus('reconnecting', { ...detail, attempt: this.attempt, delayMs });
+    this._reconnectTimer = this._setTimeout(() => this._openSocket(), delayMs);
+  }
+
+  /** Skips the remaining backoff delay and reconnects at once (e.g. when the browser comes back online). */
+  reconnectNow() {
+    if (this._closed || this._reconnectTimer === null) return;
+    this._clearTimeout(this._reconnectTimer);
+    this._openSocket();
+  }
+
+  /** Closes the connection for good: no reconnect; pending requests and joins are rejected with `closed`. */
+  close(code = 1000, reason = '') {
+    if (this._closed) return;
+    this._closed = true;
+    if (this._reconnectTimer !== null) this._clearTimeout(this._reconnectTimer);
+    this._reconnectTimer = null;
+    this._stopHeartbeat();
+    const socket = this._socket;
+    this._socket = null;
+    if (socket) {
+      socket.onopen = socket.onmessage = socket.onclose = socket.onerror = null;
+      try { socket.close(code, reason); } catch { /* not open yet */ }
+    }
+    this._failPending('closed', (p) => `the client was closed before the reply to ${p.kind} ${p.ref}`);
+    this._failJoins('closed', 'the client was closed');
+    this._setStatus('closed', { code, reason });
+  }
+
+  _startHeartbeat() {
+    if (!this.options.heartbeatMs) return;
+    this._heartbeatTimer = this._setTimeout(() => {
+      const socket = this._socket;
+      const timeout = this._setTimeout(() => {
+        if (socket === this._socket) this._lost(4000, 'heartbeat timeout');
+      }, this.options.heartbeatTimeoutMs);
+      this.ping().then(() => {
+        this._clearTimeout(timeout);
+        if (socket === this._socket) this._startHeartbeat();
+      }, () => this._clearTimeout(timeout));
+    }, this.options.heartbeatMs);
+  }
+
+  _stopHeartbeat() {
+    if (this._heartbeatTimer !== null) this._clearTimeout(this._heartbeatTimer);
+    this._heartbeatTimer = null;
+  }
+
+  // -- sending ---------------------------------------------------------------------------------
+
+  _send(message) {
+    const socket = this._socket;
+    if (!socket || socket.readyState !== OPEN) return false;
+    const data = JSON.stringify(message);
+    socket.send(data);
+    this._emit('frame', { direction: 'out', data, message, time: this._now() });
+    return true;
+  }
+
+  _request(kind, message, address) {
+    if (!this.isOpen) {
+      return Promise.reject(new ReactorHubError('not_connected', `cannot send ${kind}${address ? ` to ${address}` : ''}: the connection is ${this.status}`));
+    }
+    const ref = this._nextRef++;
+    return new Promise((resolve, reject) => {
+      this._pending.set(ref, { kind, ref, address, resolve, reject, sentAt: this._now() });
+      this._send({ ...message, ref });
+    });
+  }
+
+  _failPending(code, describe) {
+    const pending = [...this._pending.values()];
+    this._pending.clear();
+    for (const p of pending) {
+      if (p.kind === 'join') continue; // re-sent on reconnect; its promise is the entry's
+      p.reject(new ReactorHubError(code, describe(p), { ref: p.ref, reactor: p.address }));
+    }
+  }
+
+  _failJoins(code, message) {
+    for (const entry of this._reactors.values()) {
+      if (!entry.settled) this._settle(entry, new ReactorHubError(code, `${message} before ${entry.address} was joined`, { reactor: entry.address }));
+    }
+  }
+
+  // -- reactors --------------------------------------------------------------------------------
+
+  /**
+   * Joins a reactor instance. `handlers`: onState(state, info), onPulse(name, value, info),
+   * onError(error). Resolves with the reactor's view ({address, state, epoch, version}) at its
+   * first snapshot; rejects when the server refuses the join. Joining an address again adds the
+   * handlers (and calls onState with the current state).
+   */
+  join(address, handlers = {}) {
+    if (!isValidAddress(address)) {
+      return Promise.reject(new ReactorHubError('invalid_reactor', `'${address}' is not a reactor address KIND/ID`));
+    }
+    if (this._closed) return Promise.reject(new ReactorHubError('closed', 'the client is closed'));
+    let entry = this._reactors.get(address);
+    if (entry) {
+      entry.handlers.add(handlers);
+      if (entry.state !== undefined) {
+        const view = this.reactor(address);
+        queueMicrotask(() => {
+          if (this._reactors.get(address) === entry && entry.handlers.has(handlers)) safely(handlers.onState, entry.state, { ...view, cause: 'snapshot' });
+        });
+      }
+      return entry.ready;
+    }
+    entry = { address, state: undefined, epoch: null, version: null, handlers: new Set([handlers]), resyncing: false, settled: false };
+    entry.ready = new Promise((resolve, reject) => { entry.resolve = resolve; entry.reject = reject; });
+    this._reactors.set(address, entry);
+    if (this.isOpen) this._sendJoin(entry, false);
+    return entry.ready;
+  }
+
+  _settle(entry, error) {
+    if (entry.settled) return;
+    entry.settled = true;
+    if (error) entry.reject(error);
+    else entry.resolve(this.reactor(entry.address));
+  }
+
+  // Sends a join; with `resume`, asks for the missed patches since the held version.
+  _sendJoin(entry, resume) {
+    const ref = this._nextRef++;
+    const message = { type: 'join', reactor: entry.address, ref };
+    if (resume && entry.state !== undefined && entry.epoch !== null) {
+      message.since = { epoch: entry.epoch, version: entry.version };
+    }
+    this._pending.set(ref, { kind: 'join', ref, address: entry.address });
+    entry.joinRef = ref;
+    this._send(message);
+  }
+
+  // A patch did not fit: join again (the server answers with a fresh snapshot, or after a
+  // reconnect with the missed patches).
+  _resync(entry, resume) {
+    if (entry.resyncing) return;
+    entry.resyncing = true;
+    if (this.isOpen) this._sendJoin(entry, resume);
+  }
+
+  /** Leaves a reactor: its handlers are dropped at once; resolves at the server's `left`. */
+  leave(address) {
+    const entry = this._reactors.get(address);
+    if (!entry) return Promise.resolve();
+    this._reactors.delete(address);
+    this._settle(entry, new ReactorHubError('left', `${address} was left before its first snapshot`, { reactor: address }));
+    if (!this.isOpen) return Promise.resolve();
+    return this._request('leave', { type: 'leave', reactor: address }, address).then(() => undefined);
+  }
+
+  /** Dispatches an action (an object with `type`, or a bare string). Resolves with the ack
+   *  ({reactor, ref, version}); rejects with a ReactorHubError. */
+  dispatch(address, action) {
+    return this._request('action', { type: 'action', reactor: address, action }, address)
+      .then((ack) => ({ reactor: ack.reactor, ref: ack.ref, version: ack.version }));
+  }
+
+  /** Round trip to the server; resolves with the time it took in milliseconds. */
+  ping() {
+    const sentAt = this._now();
+    return this._request('ping', { type: 'ping' }).then(() => this._now() - sentAt);
+  }
+
+  /** What the client holds for an address: {address, state, epoch, version}, or undefined. */
+  reactor(address) {
+    const entry = this._reactors.get(address);
+    if (!entry) return undefined;
+    return { address, state: entry.state, epoch: entry.epoch, version: entry.version };
+  }
+
+  /** The addresses currently joined (or being joined). */
+  get addresses() {
+    return [...this._reactors.keys()];
+  }
+
+  // -- receiving -------------------------------------------------------------------------------
+
+  _receive(data) {
+    let message;
+    try {
+      message = JSON.parse(typeof data === 'string' ? data : String(data));
+    } catch {
+      this._emit('frame', { direction: 'in', data, message: undefined, time: this._now() });
+      this._emit('error', new ReactorHubError('bad_frame', 'the server sent a frame that is not JSON'));
+      return;
+    }
+    this._emit('frame', { direction: 'in', data, message, time: this._now() });
+    if (message === null || typeof message !== 'object') return;
+    const pending = message.ref !== undefined ? this._pending.get(message.ref) : undefined;
+    if (pending && message.type !== 'patch' && message.type !== 'pulse') this._pending.delete(message.ref);
+    switch (message.type) {
+      case 'hello':
+        this.hello = message;
+        this.attempt = 0;
+        this._emit('hello', message);
+        break;
+      case 'snapshot':
+        this._onSnapshot(message, pending);
+        break;
+      case 'resumed':
+        this._onResumed(message, pending);
+        break;
+      case 'patch':
+        this._onPatch(message);
+        break;
+      case 'pulse':
+        this._onPulse(message);
+        break;
+      case 'error':
+        this._onError(message, pending);
+        break;
+      case 'ack':
+      case 'left':
+      case 'pong':
+        pending?.resolve(message);
+        break;
+      default:
+        break; // a newer server may send more; ignore
+    }
+  }
+
+  _notify(entry, cause, extra = {}) {
+    const info = { address: entry.address, epoch: entry.epoch, version: entry.version, cause, ...extra };
+    for (const handlers of [...entry.handlers]) safely(handlers.onState, entry.state, info);
+    this._emit('state', entry.address, entry.state, info);
+  }
+
+  // A reply to a join of ours that is no longer the entry's latest (the reactor was left and
+  // joined again meanwhile): the reply to the latest join follows.
+  _superseded(entry, pending) {
+    return pending !== undefined && pending.kind === 'join' && entry.joinRef !== pending.ref;
+  }
+
+  _onSnapshot(message, pending) {
+    const entry = this._reactors.get(message.reactor);
+    if (!entry || this._superseded(entry, pending)) return;
+    entry.state = message.state;
+    entry.epoch = message.epoch;
+    entry.version = message.version;
+    entry.resyncing = false;
+    this._notify(entry, 'snapshot');
+    this._settle(entry);
+  }
+
+  _onResumed(message, pending) {
+    const entry = this._reactors.get(message.reactor);
+    if (!entry || this._superseded(entry, pending)) return;
+    // `version` is the server's current version; the missed patches follow and bring the held
+    // state there. Another epoch, or a version behind ours, means the history is not ours.
+    if (entry.state === undefined || message.epoch !== entry.epoch || message.version < entry.version) {
+      entry.resyncing = false;
+      this._resync(entry, false);
+      return;
+    }
+    entry.resyncing = false;
+    this._notify(entry, 'resumed', { target: message.version });
+    this._settle(entry);
+  }
+
+  _onPatch(message) {
+    const entry = this._reactors.get(message.reactor);
+    if (!entry || entry.state === undefined) return;
+    const base = message.base ?? message.version - 1;
+    if (base !== entry.version) {
+      if (message.version > entry.version) this._resync(entry, true); // a gap: we missed something
+      return; // otherwise already applied
+    }
+    let state;
+    try {
+      state = applyPatch(entry.state, message.patch);
+    } catch (error) {
+      this._emit('error', new ReactorHubError('bad_patch', `patch ${message.version} for ${entry.address} does not apply: ${error.message}`, { reactor: entry.address }));
+      this._resync(entry, false);
+      return;
+    }
+    entry.state = state;
+    entry.version = message.version;
+    this._notify(entry, 'patch', { patch: message.patch });
+  }
+
+  _onPulse(message) {
+    const entry = this._reactors.get(message.reactor);
+    if (!entry) return;
+    const info = { address: entry.address, version: message.version };
+    for (const handlers of [...entry.handlers]) safely(handlers.onPulse, message.name, message.value, info);
+    this._emit('pulse', entry.address, message.name, message.value, info);
+  }
+
+  _onError(message, pending) {
+    const error = new ReactorHubError(message.code ?? 'internal', message.message ?? 'the server refused the message', { ref: message.ref, reactor: pending?.address });
+    if (!pending) {
+      this._emit('error', error);
+      return;
+    }
+    if (pending.kind !== 'join') {
+      pending.reject(error);
+      return;
+    }
+    const entry = this._reactors.get(pending.address);
+    if (!entry || entry.joinRef !== pending.ref) return;
+    entry.resyncing = false;
+    for (const handlers of [...entry.handlers]) safely(handlers.onError, error);
+    if (entry.state === undefined) {
+      this._reactors.delete(entry.address);
+      this._settle(entry, error);
+    }
+  }
+}
+
+/** Creates a client and opens its connection. */
+export function connect(url, options = {}) {
+  return new ReactorHubClient(url, options).open();
+}
+
+/** The WebSocket URL of the daemon that served a page: ws(s)://host/ws. */
+export function defaultUrl(location = globalThis.location) {
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  return `${scheme}://${location.host}/ws`;
+}
