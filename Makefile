@@ -5,8 +5,8 @@
 #                      DESTDIR is honoured, BINARY=path installs that build instead
 #   make uninstall     remove what make install put under PREFIX
 #   make config-table  regenerate README.md's configuration table from the schema
-.PHONY: run test build release swift-test tsan-test e2e-test js-test browser-test bench clean \
-	install uninstall config-table
+#   make api           regenerate docs/api.md, the public API listing
+.PHONY: run test build release swift-test bench clean install uninstall config-table api
 
 SWIFT ?= swift
 PREFIX ?= /usr/local
@@ -67,6 +67,9 @@ config-table:
 		'/<!-- config-table:begin/ { print; while ((getline line < table) > 0) print line; skip = 1; next } \
 		 /<!-- config-table:end/ { skip = 0 } !skip' README.md > .build/README.md
 	mv .build/README.md README.md
+
+api:
+	python3 scripts/api-listing.py
 
 clean:
 	rm -rf .build test-output
