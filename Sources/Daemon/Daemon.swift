@@ -233,6 +233,8 @@ extension Configuration {
         hub.durableAcks = persistence.kind == .sqlite && persistence.durableAcks
         hub.shutdownGrace = .milliseconds(shutdownGraceMs)
         hub.adminToken = admin?.token
+        hub.presenceMaxBytes = presence?.maxBytes ?? hub.presenceMaxBytes
+        hub.presenceMaxListed = presence?.maxListed ?? hub.presenceMaxListed
         // Metrics are on unless a metrics section turns them off.
         hub.metricsEnabled = metrics?.enabled ?? true
         return hub

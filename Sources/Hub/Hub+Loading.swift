@@ -17,6 +17,7 @@ extension Hub {
             metrics: metrics,
             historyCapacity: configuration.historyPatches,
             historyBytes: configuration.historyBytes,
+            presenceMaxListed: configuration.presenceMaxListed,
             load: load,
             store: store,
             durableAcks: configuration.durableAcks,

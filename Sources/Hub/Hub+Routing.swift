@@ -21,6 +21,8 @@ extension Hub {
             leave(address, ref: request.ref, from: id)
         case .action(let address, let payload):
             act(address, payload: payload, ref: request.ref, from: id, receivedAt: receivedAt)
+        case .presence(let address, let state):
+            setPresence(address, state: state, ref: request.ref, from: id)
         }
     }
 
@@ -140,6 +142,52 @@ extension Hub {
         }
     }
 
+    /// `{"type":"presence",…}`: needs the reactor joined (and so the read right); counts
+    /// against the action rate limit; at most `presence.maxBytes` of compact JSON.
+    private func setPresence(_ address: ReactorAddress, state: JSONValue?, ref: JSONValue?, from id: ConnectionID) {
+        guard registry.kind(named: address.kind) != nil else {
+            return refuse(id, unknownKind(address.kind), ref: ref)
+        }
+        var bytes: [UInt8]?
+        if let state {
+            var writer = JSONWriter()
+            writer.writeValue(state)
+            guard writer.bytes.count <= configuration.presenceMaxBytes else {
+                return refuse(id, ProtocolError(
+                    .badRequest,
+                    "a presence state takes at most \(configuration.presenceMaxBytes) bytes of compact JSON (presence.maxBytes), got \(writer.bytes.count)"
+                ), ref: ref)
+            }
+            bytes = writer.bytes
+        }
+        let now = ContinuousClock.now
+        let lookup = presenceLookup(address, id: id, now: now)
+        switch lookup {
+        case .failure(let error):
+            refuse(id, error, ref: ref)
+        case .success(let (slot, output, user)):
+            forward(.presence(output, user: user, state: bytes, ref: ref), to: slot)
+        }
+    }
+
+    private func presenceLookup(_ address: ReactorAddress, id: ConnectionID, now: ContinuousClock.Instant)
+        -> Result<(InstanceSlot, ConnectionOutput, String?), ProtocolError>
+    {
+        state.withLock { state in
+            guard var session = state.sessions[id], let slot = session.joined[address] else {
+                return .failure(ProtocolError(.notJoined, "join \(address) before setting a presence in it"))
+            }
+            guard session.bucket.take(now: now) else {
+                return .failure(ProtocolError(
+                    .rateLimited,
+                    "more than \(configuration.actionsPerSecond) actions and presence updates per second (burst \(configuration.actionBurst)) on this connection; slow down and retry"
+                ))
+            }
+            state.sessions[id] = session
+            return .success((slot, session.output, session.identity.user))
+        }
+    }
+
     /// Hands `request` to the slot's instance, queues it while the instance loads, or
     /// answers the load's failure.
     func forward(_ request: InstanceSlot.Pending, to slot: InstanceSlot) {
@@ -159,6 +207,10 @@ extension Hub {
                 metrics.action(address.kind, "refused")
                 send(ServerMessage.error(error, ref: ref), to: output, refusal: error)
             }
+        case (.presence(let output, let user, let state, let ref), .ready(let instance)):
+            instance.setPresence(output, user: user, state: state, ref: ref)
+        case (.presence(let output, _, _, let ref), .failed(let error)):
+            send(ServerMessage.error(error, ref: ref), to: output, refusal: error)
         case (.leave(let output, let ref, let reply), .ready(let instance)):
             instance.leave(output.id)
             if reply { send(ServerMessage.left(address.description, ref: ref), to: output) }

@@ -21,6 +21,10 @@ public struct HubConfiguration: Sendable {
     public var maxPendingActions = 4096
     /// The same over every instance (`limits.maxPendingActionsTotal`).
     public var maxPendingActionsTotal = 65_536
+    /// Bytes of compact JSON one presence state may take (`presence.maxBytes`).
+    public var presenceMaxBytes = 1024
+    /// Presence entries listed per instance; `presenceCount` beyond (`presence.maxListed`).
+    public var presenceMaxListed = 100
     /// What every outbox may hold together (`limits.outboundBudgetBytes`).
     public var outboundBudgetBytes = 268_435_456
     /// An instance without subscribers or running effects for this long is evicted from

@@ -13,6 +13,7 @@ struct ReactorKind: Sendable {
         var metrics: HubMetrics
         var historyCapacity: Int
         var historyBytes: Int
+        var presenceMaxListed: Int
         /// Actions waiting and the senders paused for them (backpressure).
         var load: ActionLoad
         var store: any StateStore

@@ -40,7 +40,10 @@ public final class InMemoryTransport: MessageTransport {
     public var connectionCount: Int { connections.withLock { $0.count } }
 
     /// Opens a connection; returns once the handler has seen it (and sent `hello`).
-    public func connect(path: String = "/ws", origin: String? = nil, peer: String = "127.0.0.1") async throws -> InMemoryClient {
+    public func connect(
+        path: String = "/ws", origin: String? = nil, peer: String = "127.0.0.1",
+        query: [String: String] = [:], authorization: String? = nil
+    ) async throws -> InMemoryClient {
         guard isAccepting else { throw TestClientError("the transport refuses new connections") }
         let id = nextID.withLock { next -> ConnectionID in
             next += 1
@@ -49,7 +52,10 @@ public final class InMemoryTransport: MessageTransport {
         let client = InMemoryClient(id: id, transport: self)
         await onQueue {
             self.connections.withLock { $0[id] = Connection(client: client) }
-            self.handler?.connectionOpened(ConnectionInfo(id: id, path: path, origin: origin, subprotocol: "reactorhub.v1", peerAddress: peer))
+            self.handler?.connectionOpened(ConnectionInfo(
+                id: id, path: path, origin: origin, subprotocol: "reactorhub.v1", peerAddress: peer,
+                query: query, authorization: authorization
+            ))
         }
         return client
     }

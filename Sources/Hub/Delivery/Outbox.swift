@@ -78,7 +78,7 @@ struct Outbox {
     mutating func append(_ entry: Outgoing, pressure: Bool = false) -> AppendOutcome {
         if isClosed { return .dropped }
         switch entry {
-        case .patch(let stream, _), .pulse(let stream, _):
+        case .patch(let stream, _), .pulse(let stream, _), .presence(let stream, _):
             if laggingSet.contains(stream) { return .dropped }
         case .snapshot(let stream, _):
             if laggingSet.remove(stream) != nil {
@@ -180,7 +180,7 @@ struct Outbox {
             droppableHead += 1
             shedVisits += 1
             guard index >= head, let entry = entries[index]?.outgoing else { continue }
-            if case .patch(let stream, _) = entry, laggingSet.insert(stream).inserted {
+            if let stream = entry.laggingStream, laggingSet.insert(stream).inserted {
                 newlyLagging.append(stream)
             }
             entries[index] = nil
@@ -205,7 +205,7 @@ struct Outbox {
             written.updates += frame.version - frame.base
         case .pulse:
             written.pulses += 1
-        case .reply, .snapshot:
+        case .reply, .snapshot, .presence:
             break
         }
         return entry.message

@@ -13,20 +13,32 @@ enum Outgoing: Sendable {
     case patch(StreamID, PatchFrame)
     /// A pulse: dropped when the reader stopped reading (one-shot by nature).
     case pulse(StreamID, OutboundMessage)
+    /// A presence broadcast: dropped when the reader stopped reading, which then gets the
+    /// presence map again with its resync snapshot.
+    case presence(StreamID, OutboundMessage)
 
     var message: OutboundMessage {
         switch self {
-        case .reply(let message), .snapshot(_, let message), .pulse(_, let message): message
+        case .reply(let message), .snapshot(_, let message), .pulse(_, let message), .presence(_, let message): message
         case .patch(_, let frame): frame.message
         }
     }
 
     var byteCount: Int { message.count }
 
-    /// Patches and pulses may be shed for a reader that stopped reading.
+    /// The stream that owes a resync when this is shed: patches and presence are state
+    /// the reader must get again; a pulse is one-shot.
+    var laggingStream: StreamID? {
+        switch self {
+        case .patch(let stream, _), .presence(let stream, _): stream
+        case .reply, .snapshot, .pulse: nil
+        }
+    }
+
+    /// Patches, pulses and presence may be shed for a reader that stopped reading.
     var isDroppable: Bool {
         switch self {
-        case .patch, .pulse: true
+        case .patch, .pulse, .presence: true
         case .reply, .snapshot: false
         }
     }

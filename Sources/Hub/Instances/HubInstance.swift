@@ -19,6 +19,8 @@ protocol HubInstance: AnyObject, Sendable {
     /// Decodes and dispatches an action from `output`. Decoding errors are returned at
     /// once; otherwise the ack or the refusal is sent from the reactor's serial context.
     func dispatch(_ action: JSONValue, from output: ConnectionOutput, ref: JSONValue?, receivedAt: ContinuousClock.Instant) -> ProtocolError?
+    /// Sets (nil: clears) the presence of `output` (PROTOCOL.md "Presence"); acks with `ref`.
+    func setPresence(_ output: ConnectionOutput, user: String?, state: [UInt8]?, ref: JSONValue?)
     /// Sends a fresh snapshot to `id` if it is still subscribed (after its lag).
     func resync(_ id: ConnectionID)
     /// Waits until no action is queued and no effect is running.

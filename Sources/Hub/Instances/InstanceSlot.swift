@@ -11,6 +11,8 @@ final class InstanceSlot: Sendable {
     enum Pending: Sendable {
         case join(ConnectionOutput, ref: JSONValue?, since: ClientMessage.ResumePoint?)
         case action(ConnectionOutput, payload: JSONValue, ref: JSONValue?, receivedAt: ContinuousClock.Instant)
+        /// A presence state (compact JSON; nil clears it) of a user.
+        case presence(ConnectionOutput, user: String?, state: [UInt8]?, ref: JSONValue?)
         /// `reply`: answer with `left` (a `leave`), or silently (the connection closed).
         case leave(ConnectionOutput, ref: JSONValue?, reply: Bool)
     }

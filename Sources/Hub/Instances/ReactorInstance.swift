@@ -2,6 +2,7 @@ import JSON
 import Locking
 import Logging
 import Reactor
+import Dispatch
 import Synchronization
 import Transport
 
@@ -63,6 +64,8 @@ where R.Action: Decodable, R.State: Encodable {
     let retired = Atomic<Bool>(false)
     /// Actions sent to the runtime whose `mutate` has not run yet.
     let pendingActions = Atomic<Int>(0)
+    /// Who is here (PROTOCOL.md "Presence").
+    let presence: PresenceRoom
     var published: Published
     private var observation: RuntimeObservation?
 
@@ -92,6 +95,7 @@ where R.Action: Decodable, R.State: Encodable {
         self.shared = Locked(Shared(version: version, epoch: epoch, state: start.state, history: history))
         self.gate = Locked(DeliveryGate(durableVersion: version))
         self.gated = context.durableAcks
+        self.presence = PresenceRoom(maxListed: context.presenceMaxListed)
 
         if context.fresh {
             context.store.record(StoredChange(
@@ -150,7 +154,9 @@ where R.Action: Decodable, R.State: Encodable {
                let missed = shared.history.frames(after: since.version, current: shared.version)
             {
                 // `resumed` names the version the client holds; the missed patches continue from it.
-                let resumed = ServerMessage.resumed(addressText, ref: ref, epoch: shared.epoch, version: since.version)
+                let resumed = ServerMessage.resumed(
+                    addressText, ref: ref, epoch: shared.epoch, version: since.version, extra: presence.snapshotMembers()
+                )
                 let entries = [Outgoing.snapshot(stream, resumed)] + missed.map { Outgoing.patch(stream, $0) }
                 deliver(entries, to: .one(output), requiredVersion: shared.version)
                 context.metrics.resumes.increment("resumed")
@@ -164,10 +170,40 @@ where R.Action: Decodable, R.State: Encodable {
 
     @discardableResult
     func leave(_ id: ConnectionID) -> Bool {
-        shared.withLock { shared in
+        let left = shared.withLock { shared -> Bool in
             guard let index = shared.subscribers.firstIndex(where: { $0.id == id }) else { return false }
             shared.subscribers.remove(at: index)
             return true
+        }
+        if left, presence.set(id.description, user: nil, state: nil) {
+            schedulePresenceBroadcast()
+        }
+        return left
+    }
+
+    func setPresence(_ output: ConnectionOutput, user: String?, state: [UInt8]?, ref: JSONValue?) {
+        let version = shared.withLock { $0.version }
+        if presence.set(output.id.description, user: user, state: state) {
+            schedulePresenceBroadcast()
+        }
+        if let ref {
+            context.delivery.send(.reply(ServerMessage.ack(addressText, ref: ref, version: version)), to: output)
+        }
+    }
+
+    /// Changes that pile up within this window leave as one frame.
+    static var presenceWindow: DispatchTimeInterval { .milliseconds(30) }
+
+    private func schedulePresenceBroadcast() {
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.presenceWindow) { [weak self] in
+            self?.broadcastPresence()
+        }
+    }
+
+    private func broadcastPresence() {
+        shared.withLock { shared in
+            guard let frame = presence.takeBroadcast(addressText) else { return }
+            context.delivery.send([.presence(stream, frame)], to: shared.subscribers)
         }
     }
 
@@ -189,7 +225,9 @@ where R.Action: Decodable, R.State: Encodable {
             text = writer.bytes
             shared.stateText = text
         }
-        return ServerMessage.snapshot(addressText, ref: ref, epoch: shared.epoch, version: shared.version, state: text)
+        return ServerMessage.snapshot(
+            addressText, ref: ref, epoch: shared.epoch, version: shared.version, state: text, extra: presence.snapshotMembers()
+        )
     }
 
     func dispatch(_ payload: JSONValue, from output: ConnectionOutput, ref: JSONValue?, receivedAt: ContinuousClock.Instant) -> ProtocolError? {

@@ -14,9 +14,11 @@ enum ClientMessage: Equatable {
     case ping
     /// A token, to authenticate or refresh (PROTOCOL.md "Identity and rights").
     case auth(token: String)
+    /// This connection's presence in a joined reactor; nil clears it.
+    case presence(ReactorAddress, state: JSONValue?)
 
     /// The message types, in the order error messages list them.
-    static let typeNames = ["join", "leave", "action", "ping", "auth"]
+    static let typeNames = ["join", "leave", "action", "ping", "auth", "presence"]
 }
 
 /// A parsed message: what it asks, and the `ref` to carry back on every reply.
@@ -109,6 +111,15 @@ enum ClientMessageParser {
             return .success(ClientRequest(message: .join(address, since: since), ref: ref))
         case "leave":
             return .success(ClientRequest(message: .leave(address), ref: ref))
+        case "presence":
+            switch object["state"] {
+            case .object?:
+                return .success(ClientRequest(message: .presence(address, state: object["state"]), ref: ref))
+            case .null?:
+                return .success(ClientRequest(message: .presence(address, state: nil), ref: ref))
+            default:
+                return fail(.badRequest, "'presence' needs member 'state': a JSON object, or null to clear it")
+            }
         default:
             guard let action = object["action"] else {
                 return fail(.badRequest, "'action' needs member 'action': an action name or an object with a 'type'")

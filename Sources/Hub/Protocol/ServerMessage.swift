@@ -56,9 +56,9 @@ enum ServerMessage {
 
     /// `{"type":"snapshot","reactor":…,"ref":…,"epoch":…,"version":…,"state":{…}}`
     static func snapshot(
-        _ address: String, ref: JSONValue?, epoch: String, version: Int, state: [UInt8]
+        _ address: String, ref: JSONValue?, epoch: String, version: Int, state: [UInt8], extra: [UInt8] = []
     ) -> OutboundMessage {
-        frame(capacity: state.count + 128) { writer in
+        frame(capacity: state.count + extra.count + 128) { writer in
             writer.writeRaw(#"{"type":"snapshot","reactor":"#)
             writer.writeString(address)
             writeRef(ref, &writer)
@@ -68,13 +68,14 @@ enum ServerMessage {
             writer.writeInt(version)
             writer.writeRaw(#","state":"#)
             writer.bytes.append(contentsOf: state)
+            writer.bytes.append(contentsOf: extra)
             writer.writeByte(UInt8(ascii: "}"))
         }
     }
 
     /// `{"type":"resumed","reactor":…,"ref":…,"epoch":…,"version":…}`
-    static func resumed(_ address: String, ref: JSONValue?, epoch: String, version: Int) -> OutboundMessage {
-        frame { writer in
+    static func resumed(_ address: String, ref: JSONValue?, epoch: String, version: Int, extra: [UInt8] = []) -> OutboundMessage {
+        frame(capacity: extra.count + 128) { writer in
             writer.writeRaw(#"{"type":"resumed","reactor":"#)
             writer.writeString(address)
             writeRef(ref, &writer)
@@ -82,6 +83,7 @@ enum ServerMessage {
             writer.writeString(epoch)
             writer.writeRaw(#","version":"#)
             writer.writeInt(version)
+            writer.bytes.append(contentsOf: extra)
             writer.writeByte(UInt8(ascii: "}"))
         }
     }
