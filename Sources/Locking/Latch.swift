@@ -5,6 +5,8 @@ package final class Latch: Sendable {
         var isOpen = false
         var nextWaiter = 0
         var waiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+        /// The timers of waiters with a deadline, cancelled when the latch opens first.
+        var timers: [Int: Task<Void, Never>] = [:]
     }
 
     private let contents = Locked(Contents())
@@ -19,10 +21,16 @@ package final class Latch: Sendable {
 
     /// Opens the latch: every waiter, present and future, goes on. Idempotent.
     package func open() {
-        let waiters = contents.withLock { contents -> [CheckedContinuation<Bool, Never>] in
+        let (waiters, timers) = contents.withLock { contents -> ([CheckedContinuation<Bool, Never>], [Task<Void, Never>]) in
             contents.isOpen = true
-            defer { contents.waiters = [:] }
-            return Array(contents.waiters.values)
+            defer {
+                contents.waiters = [:]
+                contents.timers = [:]
+            }
+            return (Array(contents.waiters.values), Array(contents.timers.values))
+        }
+        for timer in timers {
+            timer.cancel()
         }
         for waiter in waiters {
             waiter.resume(returning: true)
@@ -52,10 +60,18 @@ package final class Latch: Sendable {
                 return
             }
             guard let timeout else { return }
-            Task { [self] in
+            let timer = Task { [self] in
                 try? await Task.sleep(for: timeout)
-                let expired = contents.withLock { $0.waiters.removeValue(forKey: ticket) }
+                let expired = contents.withLock { contents -> CheckedContinuation<Bool, Never>? in
+                    contents.timers[ticket] = nil
+                    return contents.waiters.removeValue(forKey: ticket)
+                }
                 expired?.resume(returning: false)
+            }
+            contents.withLock { contents in
+                // Keep the timer only while its waiter waits (it may have expired or the
+                // latch opened meanwhile).
+                if contents.waiters[ticket] != nil { contents.timers[ticket] = timer } else { timer.cancel() }
             }
         }
     }
