@@ -114,7 +114,7 @@ final class Delivery: Sendable {
     private func handle(_ report: ConnectionOutput.Report, of output: ConnectionOutput) {
         if report.overloaded {
             metrics.slowConsumers.increment("closed")
-            logger.warning(
+            logger.info(
                 "connection too slow to keep its replies; closing",
                 metadata: ["session": output.id.description, "limit": String(limits.overloadBytes)]
             )
