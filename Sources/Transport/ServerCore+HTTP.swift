@@ -8,8 +8,12 @@ extension ServerCore {
     /// after writing a refusal (lws then completes the HTTP transaction).
     func confirmUpgrade(_ wsi: OpaquePointer, upgrade: String?) -> Int32 {
         guard upgrade?.lowercased() == "websocket" else { return 0 }
+        if let refusal = handshakeRefusal(wsi) {
+            respond(wsi, status: refusal.status, body: refusal.body, headers: refusal.headers)
+            return 1
+        }
         let path = requestPath(wsi)
-        if path != configuration.webSocketPath {
+        if path != configuration.webSocketPath && !isEchoPath(path) {
             respond(wsi, status: 404, body: "no WebSocket endpoint at \(path); use \(configuration.webSocketPath)\n")
             return 1
         }
@@ -50,8 +54,12 @@ extension ServerCore {
             }
             return respondAndComplete(wsi, status: 200, body: "ok\n", omitBody: isHead)
         }
-        if path == configuration.webSocketPath {
-            return respondAndComplete(wsi, status: 426, body: "connect with a WebSocket client (subprotocol \(configuration.subprotocol))\n", omitBody: isHead)
+        if path == configuration.webSocketPath || isEchoPath(path) {
+            return respondAndComplete(
+                wsi, status: 426, body: "connect with a WebSocket client (subprotocol \(configuration.subprotocol))\n",
+                headers: [HTTPHeader(name: "upgrade:", value: "websocket"), HTTPHeader(name: "sec-websocket-version:", value: UpgradeRequest.version)],
+                omitBody: isHead
+            )
         }
         guard let resolver, let file = resolver.resolve(path) else {
             return respondAndComplete(wsi, status: 404, body: "not found: \(path)\n", omitBody: isHead)
@@ -64,15 +72,17 @@ extension ServerCore {
     }
 
     /// Writes a complete plain-text response and ends the transaction.
-    private func respondAndComplete(_ wsi: OpaquePointer, status: UInt32, body: String, omitBody: Bool = false) -> Int32 {
-        guard respond(wsi, status: status, body: body, omitBody: omitBody) else { return -1 }
+    private func respondAndComplete(
+        _ wsi: OpaquePointer, status: UInt32, body: String, headers: [HTTPHeader] = [], omitBody: Bool = false
+    ) -> Int32 {
+        guard respond(wsi, status: status, body: body, headers: headers, omitBody: omitBody) else { return -1 }
         return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
     }
 
     /// Writes status line, headers and body in one write, as lws does for its own status
     /// pages on HTTP/1. Returns false when the write failed.
     @discardableResult
-    func respond(_ wsi: OpaquePointer, status: UInt32, body: String, omitBody: Bool = false) -> Bool {
+    func respond(_ wsi: OpaquePointer, status: UInt32, body: String, headers: [HTTPHeader] = [], omitBody: Bool = false) -> Bool {
         let bodyBytes = Array(body.utf8)
         let headroom = OutboundMessage.headroom
         var buffer = [UInt8](repeating: 0, count: headroom + 2048 + bodyBytes.count)
@@ -83,6 +93,7 @@ extension ServerCore {
             guard lws_add_http_header_status(wsi, status, &cursor, end) == 0,
                   addHeader(wsi, "content-type:", "text/plain; charset=utf-8", &cursor, end),
                   addHeader(wsi, "cache-control:", "no-store", &cursor, end),
+                  headers.allSatisfy({ addHeader(wsi, $0.name, $0.value, &cursor, end) }),
                   lws_add_http_header_content_length(wsi, lws_filepos_t(bodyBytes.count), &cursor, end) == 0,
                   lws_finalize_http_header(wsi, &cursor, end) == 0,
                   var position = cursor

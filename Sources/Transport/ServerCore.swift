@@ -29,6 +29,8 @@ final class ServerCore: @unchecked Sendable {
     // Service thread.
     var connections: [ConnectionID: Connection] = [:]
     var nextConnectionNumber: UInt64 = 0
+    /// The sockets the receive tap checks, by descriptor.
+    var tappedSockets: [Int32: TappedSocket] = [:]
     /// Bodies of HTTP responses that are written in one go are not kept; this holds the
     /// wsi of HTTP exchanges only while lws serves a file.
     private(set) var context: OpaquePointer?
@@ -90,6 +92,9 @@ final class ServerCore: @unchecked Sendable {
         info.server_string = UnsafePointer(cString(configuration.serverName))
         info.options = rh_lws_option_validate_utf8() | rh_lws_option_security_headers()
         info.user = Unmanaged.passUnretained(self).toOpaque()
+        // Header space per request: above the 431 limit the receive tap enforces, so that
+        // lws never runs out of it first (it would drop the connection without a response).
+        info.max_http_header_data2 = UInt32(clamping: configuration.maxRequestHeadBytes * 2)
         // fd_limit_per_thread stays 0: lws then sizes its fd table from the process limit
         // (raised above) and finds a socket's connection by index; a smaller explicit limit
         // makes it search the table linearly.
@@ -110,6 +115,12 @@ final class ServerCore: @unchecked Sendable {
             throw TransportError(.invalidConfiguration, "host '\(configuration.host)' is not an IP address or 'localhost'")
         }
 
+        if !ReceiveTap.isInstalled {
+            logger.warning(
+                "the RFC 6455 checks in front of libwebsockets are off: its recv import could not be tapped",
+                metadata: ["effect": "unmasked frames accepted, no 431, some violations dropped without a close code"]
+            )
+        }
         guard let created = lws_create_context(&info) else {
             throw TransportError(
                 .cannotListen,
@@ -137,6 +148,8 @@ final class ServerCore: @unchecked Sendable {
     }
 
     private func serviceLoop() {
+        ReceiveTap.attach(self)
+        defer { ReceiveTap.detach() }
         while running.load(ordering: .acquiring), let context {
             lws_service(context, 0)
         }
@@ -169,7 +182,7 @@ final class ServerCore: @unchecked Sendable {
                     }
                 }
             case .setReading(let id, let enabled):
-                if let connection = connections[id], connection.readingPaused == enabled {
+                if let connection = connections[id], connection.echo == nil, connection.readingPaused == enabled {
                     connection.readingPaused = !enabled
                     lws_rx_flow_control(connection.wsi, enabled ? 1 : 0)
                 }
