@@ -155,6 +155,7 @@ extension Configuration {
         transport.pingIntervalSeconds = keepalive.pingSeconds
         transport.pingTimeoutSeconds = keepalive.timeoutSeconds
         transport.shutdownGrace = .milliseconds(shutdownGraceMs)
+        transport.echoPath = diagnostics.echoPath
         return transport
     }
 
