@@ -9,10 +9,10 @@ import Transport
 final class InstanceSlot: Sendable {
     /// A request that reached the slot while its instance was loading.
     enum Pending: Sendable {
-        case join(ConnectionOutput, ref: JSONValue?, since: ClientMessage.ResumePoint?)
-        case action(ConnectionOutput, payload: JSONValue, ref: JSONValue?)
+        case join(ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?)
+        case action(ConnectionOutput, payload: JSONValue, ref: Ref?)
         /// `reply`: answer with `left` (a `leave`), or silently (the connection closed).
-        case leave(ConnectionOutput, ref: JSONValue?, reply: Bool)
+        case leave(ConnectionOutput, ref: Ref?, reply: Bool)
     }
 
     /// What the router should do with a request.

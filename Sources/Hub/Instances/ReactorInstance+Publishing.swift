@@ -7,7 +7,7 @@ import Transport
 extension ReactorInstance {
     /// Answers an action once `mutate` accepted or refused it, before any of its
     /// mutations is reduced (so the ack precedes the patches it causes).
-    func answer(_ outcome: ActionOutcome, to output: ConnectionOutput, ref: JSONValue?) {
+    func answer(_ outcome: ActionOutcome, to output: ConnectionOutput, ref: Ref?) {
         switch outcome {
         case .accepted:
             guard let ref else { return }
@@ -50,7 +50,9 @@ extension ReactorInstance {
     /// Records one change of the current burst: its own patch frame (kept in the history
     /// and the store) and its pulses. The burst leaves in `flushBurst`.
     func publishChange(from old: JSONValue, to new: JSONValue, pulses: [(name: String, value: JSONValue)] = []) {
-        let operations = JSONPatch.diff(from: old, to: new)
+        // Compared as text: a change from 1 to 1.0 is a change, so that a snapshot and
+        // the copies subscribers patched are always written the same (docs/protocol.md).
+        let operations = JSONPatch.diff(from: old, to: new, equality: .text)
         guard !operations.isEmpty || !pulses.isEmpty else { return }
         if !operations.isEmpty {
             published.version += 1

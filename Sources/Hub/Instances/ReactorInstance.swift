@@ -129,7 +129,7 @@ where R.Action: Decodable, R.State: Encodable {
 
     // MARK: Service-thread side
 
-    func join(_ output: ConnectionOutput, ref: JSONValue?, since: ClientMessage.ResumePoint?) {
+    func join(_ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?) {
         shared.withLock { shared in
             let wasSubscribed = shared.subscribers.contains { $0 === output }
             if !wasSubscribed {
@@ -164,7 +164,7 @@ where R.Action: Decodable, R.State: Encodable {
         }
     }
 
-    private func snapshot(_ shared: inout Shared, ref: JSONValue?) -> OutboundMessage {
+    private func snapshot(_ shared: inout Shared, ref: Ref?) -> OutboundMessage {
         let text: [UInt8]
         if let cached = shared.stateText {
             text = cached
@@ -177,7 +177,7 @@ where R.Action: Decodable, R.State: Encodable {
         return ServerMessage.snapshot(addressText, ref: ref, epoch: shared.epoch, version: shared.version, state: text)
     }
 
-    func dispatch(_ payload: JSONValue, from output: ConnectionOutput, ref: JSONValue?) -> ProtocolError? {
+    func dispatch(_ payload: JSONValue, from output: ConnectionOutput, ref: Ref?) -> ProtocolError? {
         let action: R.Action
         do {
             action = try ActionDecoder().decode(R.Action.self, from: payload)

@@ -11,10 +11,11 @@ enum ServerMessage {
         return OutboundMessage(writer.bytes)
     }
 
-    private static func writeRef(_ ref: JSONValue?, _ writer: inout JSONWriter) {
+    /// The ref as the client wrote it, byte for byte.
+    private static func writeRef(_ ref: Ref?, _ writer: inout JSONWriter) {
         guard let ref else { return }
         writer.writeRaw(#","ref":"#)
-        writer.writeValue(ref)
+        writer.bytes.append(contentsOf: ref.json)
     }
 
     /// `{"type":"hello","protocol":1,"server":…,"session":…,"reactors":{…}}`
@@ -32,7 +33,7 @@ enum ServerMessage {
 
     /// `{"type":"snapshot","reactor":…,"ref":…,"epoch":…,"version":…,"state":{…}}`
     static func snapshot(
-        _ address: String, ref: JSONValue?, epoch: String, version: Int, state: [UInt8]
+        _ address: String, ref: Ref?, epoch: String, version: Int, state: [UInt8]
     ) -> OutboundMessage {
         frame(capacity: state.count + 128) { writer in
             writer.writeRaw(#"{"type":"snapshot","reactor":"#)
@@ -49,7 +50,7 @@ enum ServerMessage {
     }
 
     /// `{"type":"resumed","reactor":…,"ref":…,"epoch":…,"version":…}`
-    static func resumed(_ address: String, ref: JSONValue?, epoch: String, version: Int) -> OutboundMessage {
+    static func resumed(_ address: String, ref: Ref?, epoch: String, version: Int) -> OutboundMessage {
         frame { writer in
             writer.writeRaw(#"{"type":"resumed","reactor":"#)
             writer.writeString(address)
@@ -80,7 +81,7 @@ enum ServerMessage {
     }
 
     /// `{"type":"left","reactor":…,"ref":…}`
-    static func left(_ address: String, ref: JSONValue?) -> OutboundMessage {
+    static func left(_ address: String, ref: Ref?) -> OutboundMessage {
         frame { writer in
             writer.writeRaw(#"{"type":"left","reactor":"#)
             writer.writeString(address)
@@ -90,7 +91,7 @@ enum ServerMessage {
     }
 
     /// `{"type":"ack","reactor":…,"ref":…,"version":…}`
-    static func ack(_ address: String, ref: JSONValue?, version: Int) -> OutboundMessage {
+    static func ack(_ address: String, ref: Ref?, version: Int) -> OutboundMessage {
         frame { writer in
             writer.writeRaw(#"{"type":"ack","reactor":"#)
             writer.writeString(address)
@@ -102,7 +103,7 @@ enum ServerMessage {
     }
 
     /// `{"type":"error","ref":…,"code":…,"message":…}`
-    static func error(_ error: ProtocolError, ref: JSONValue?) -> OutboundMessage {
+    static func error(_ error: ProtocolError, ref: Ref?) -> OutboundMessage {
         frame { writer in
             writer.writeRaw(#"{"type":"error""#)
             writeRef(ref, &writer)
@@ -115,7 +116,7 @@ enum ServerMessage {
     }
 
     /// `{"type":"pong","ref":…}`
-    static func pong(ref: JSONValue?) -> OutboundMessage {
+    static func pong(ref: Ref?) -> OutboundMessage {
         frame { writer in
             writer.writeRaw(#"{"type":"pong""#)
             writeRef(ref, &writer)
