@@ -30,6 +30,7 @@ static inline int rh_lws_token_origin(void) { return WSI_TOKEN_ORIGIN; }
 static inline int rh_lws_token_protocol(void) { return WSI_TOKEN_PROTOCOL; }
 static inline int rh_lws_token_host(void) { return WSI_TOKEN_HOST; }
 static inline int rh_lws_token_connection(void) { return WSI_TOKEN_CONNECTION; }
+static inline int rh_lws_token_upgrade(void) { return WSI_TOKEN_UPGRADE; }
 static inline int rh_lws_token_key(void) { return WSI_TOKEN_KEY; }
 static inline int rh_lws_token_version(void) { return WSI_TOKEN_VERSION; }
 

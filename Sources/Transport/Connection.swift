@@ -27,6 +27,15 @@ final class Connection {
     /// Reading was paused by the layer above (`setReading`).
     var readingPaused = false
 
+    /// The close the writable callback carries out: one the layer above wants sent at
+    /// once, else the one a protocol violation owes (after the output waiting), else one
+    /// after the output waiting.
+    var closeToSend: PendingClose? {
+        if let pendingClose, !pendingClose.afterFlush { return pendingClose }
+        if let failure = frames.failure { return PendingClose(code: failure.code, reason: failure.reason, afterFlush: true) }
+        return pendingClose
+    }
+
     init(id: ConnectionID, wsi: OpaquePointer, fd: Int32, assembler: InboundAssembler, echo: EchoQueue? = nil) {
         self.id = id
         self.wsi = wsi

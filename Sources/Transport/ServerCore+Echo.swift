@@ -24,7 +24,7 @@ extension ServerCore {
     /// Writes queued echoes until none waits or the socket would block.
     func writeEchoes(_ connection: Connection) -> Int32 {
         while true {
-            if let close = connection.pendingClose, !close.afterFlush || connection.echo?.isEmpty != false {
+            if let close = connection.closeToSend, !close.afterFlush || connection.echo?.isEmpty != false {
                 return closeNow(connection, code: close.code, reason: close.reason)
             }
             guard let item = connection.echo?.next() else { break }

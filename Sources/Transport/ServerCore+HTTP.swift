@@ -91,6 +91,7 @@ extension ServerCore {
             let end = storage.baseAddress! + storage.count
             var cursor: UnsafeMutablePointer<UInt8>? = start
             guard lws_add_http_header_status(wsi, status, &cursor, end) == 0,
+                  correctStatusLine(wsi, status: status, start: start, cursor: &cursor, end: end),
                   addHeader(wsi, "content-type:", "text/plain; charset=utf-8", &cursor, end),
                   addHeader(wsi, "cache-control:", "no-store", &cursor, end),
                   headers.allSatisfy({ addHeader(wsi, $0.name, $0.value, &cursor, end) }),

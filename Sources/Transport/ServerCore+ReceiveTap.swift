@@ -60,22 +60,24 @@ extension ServerCore {
                 return ReceiveTap.originalReceive(fd, into: buffer, flags: flags)
             }
             var readError: Int32 = 0
-            let result = connection.frames.receive(into: buffer) { target in
+            let failedBefore = connection.frames.failure != nil
+            let result = connection.frames.receive(into: buffer, closeSent: connection.sentClose != nil) { target in
                 let count = ReceiveTap.originalReceive(fd, into: target, flags: flags)
                 if count < 0 { readError = errno }
                 return count
             }
+            if !connection.frames.pongs.isEmpty {
+                requestWritable(connection)
+            }
+            if !failedBefore, let failure = connection.frames.failure {
+                logger.debug(
+                    "failing connection: \(failure.reason)",
+                    metadata: ["session": connection.id.description, "code": failure.code.description]
+                )
+                requestWritable(connection)
+            }
             switch result {
             case .count(let count):
-                if !connection.frames.pongs.isEmpty {
-                    requestWritable(connection)
-                }
-                if let failure = connection.frames.failure {
-                    logger.debug(
-                        "failing connection: \(failure.reason)",
-                        metadata: ["session": connection.id.description, "code": failure.code.description]
-                    )
-                }
                 return count
             case .endOfStream:
                 return 0
@@ -93,7 +95,7 @@ extension ServerCore {
     /// writable callback must return when it cannot go on (the socket is full, or a
     /// write failed), nil otherwise.
     func writePongs(_ connection: Connection) -> Int32? {
-        guard connection.pendingClose == nil else { return nil }
+        guard connection.closeToSend == nil else { return nil }
         for payload in connection.frames.takePongs() {
             let pong = OutboundMessage(payload)
             if rh_lws_write_pong(connection.wsi, pong.payloadPointer, pong.count) < 0 {
@@ -124,15 +126,10 @@ extension ServerCore {
         shutdown(fd, Int32(SHUT_WR))
     }
 
-    /// The client's close frame reached lws (before lws echoes it): records it, or, when
-    /// it is the frame the filter put in place of a violation, the close this side sent.
-    /// lws rewrites the registered codes 1012–1014 to 1002 before this point; the code the
+    /// The client's close frame reached lws (before lws echoes it): records it. lws
+    /// rewrites the registered codes 1012–1014 to 1002 before this point; the code the
     /// gate read is put back, so that the echo carries it.
     func peerInitiatedClose(_ connection: Connection, payload: UnsafeMutableRawBufferPointer) {
-        if let failure = connection.frames.failure {
-            connection.sentClose = (failure.code, failure.reason)
-            return
-        }
         if let code = connection.frames.gate.peerCloseCode, payload.count >= 2 {
             payload[0] = UInt8(code >> 8)
             payload[1] = UInt8(code & 0xFF)

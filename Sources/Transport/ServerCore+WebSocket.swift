@@ -87,11 +87,11 @@ extension ServerCore {
         if let result = writePongs(connection) { return result }
         if connection.echo != nil { return writeEchoes(connection) }
         while true {
-            if let close = connection.pendingClose, !close.afterFlush {
+            if let close = connection.closeToSend, !close.afterFlush {
                 return closeNow(connection, code: close.code, reason: close.reason)
             }
             guard let message = handler.nextOutput(for: connection.id) else {
-                if let close = connection.pendingClose {
+                if let close = connection.closeToSend {
                     return closeNow(connection, code: close.code, reason: close.reason)
                 }
                 return 0

@@ -26,6 +26,7 @@ public final class WebSocketTestClient: @unchecked Sendable {
 
     /// The handshake response's status line and headers (names lowercased).
     public private(set) var responseStatus = 0
+    public private(set) var responseStatusLine = ""
     public private(set) var responseHeaders: [String: String] = [:]
 
     /// The body of a refused handshake (by its Content-Length), read on demand.
@@ -320,6 +321,7 @@ public final class WebSocketTestClient: @unchecked Sendable {
             if let end = HTTPHead.endOfHead(buffer) {
                 let head = HTTPHead(bytes: Array(buffer[..<end]))
                 responseStatus = head.status
+                responseStatusLine = head.statusLine
                 responseHeaders = head.headers
                 buffer.removeFirst(end)
                 return

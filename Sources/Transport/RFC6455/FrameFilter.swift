@@ -1,7 +1,13 @@
 /// Stands between a WebSocket's socket and libwebsockets' frame parser, in the receive
-/// tap: reads the socket into lws' buffer, lets through what `FrameGate` accepts, holds
-/// back what it cannot judge yet, and turns a violation into the close frame the gate
-/// chose.
+/// tap: reads the socket into lws' buffer, lets through what `FrameGate` accepts, and
+/// holds back what it cannot judge yet.
+///
+/// At a violation it lets through the frames before the offending one and no byte of it
+/// or after: the connection then owes the close the gate chose (`failure`), which the
+/// writable callback sends once what was queued before is written (as lws' own close
+/// does: close frame, then lws waits for the client's). Bytes read afterwards are
+/// dropped; once the close is sent, the next read ends the stream, so the TCP
+/// connection closes as soon as the client answers (RFC 6455 section 7.1.7).
 ///
 /// It also answers pings itself: lws 4.1.6 keeps one pending pong and drops every ping
 /// that arrives before it was sent, so of ten pings read at once only the first is
@@ -9,11 +15,7 @@
 /// takes as an unsolicited pong, and ignores) and its payload queued in `pongs`, which
 /// the writable callback sends.
 ///
-/// That close frame is handed to lws as if the client had sent it, in place of the
-/// offending frame: lws then echoes it (so the client receives exactly the code and
-/// reason of the gate) and closes the TCP connection right after, as RFC 6455 section
-/// 7.1.7 asks of a failed connection. Bytes read after it are discarded. The read itself
-/// is passed in, so all of this is tested without sockets.
+/// The read itself is passed in, so all of this is tested without sockets.
 struct FrameFilter {
     /// What one call gave lws, in recv(2) terms.
     enum Result: Equatable {
@@ -27,11 +29,8 @@ struct FrameFilter {
         case readFailed
     }
 
-    /// The largest close frame the filter writes: 2 header bytes, a 4-byte (zero) key, a
-    /// status and at most 123 bytes of reason.
-    static let closeFrameLimit = 2 + 4 + 125
-    /// Room a buffer needs beyond one byte of new data: the held bytes and a close frame.
-    static let reserve = FrameGate.maximumHeld + closeFrameLimit
+    /// Room a buffer needs beyond one byte of new data: the bytes the gate may hold.
+    static let reserve = FrameGate.maximumHeld
 
     /// Pongs owed at most; beyond, the oldest are dropped (RFC 6455 section 5.5.3 allows
     /// answering only the most recent of several pings).
@@ -41,19 +40,23 @@ struct FrameFilter {
     private var held: [UInt8] = []
     /// Payloads of the pongs owed to the client, oldest first.
     private(set) var pongs: [[UInt8]] = []
-    /// Set once the close frame for a violation was handed to lws.
+    /// The close owed since the stream broke the protocol.
     private(set) var failure: FrameGate.Failure?
 
     /// Fills `buffer` as recv(2) would for lws. `read` reads the socket into the buffer
-    /// it is given, with recv(2)'s results.
+    /// it is given, with recv(2)'s results; `closeSent` says whether the close for a
+    /// violation has gone out.
     mutating func receive(
         into buffer: UnsafeMutableRawBufferPointer,
+        closeSent: Bool = false,
         read: (UnsafeMutableRawBufferPointer) -> Int
     ) -> Result {
         if failure != nil {
-            return discard(into: buffer, read: read)
+            let count = read(buffer)
+            if count < 0 { return .readFailed }
+            return count == 0 || closeSent ? .endOfStream : .wouldBlock
         }
-        let room = buffer.count - held.count - Self.closeFrameLimit
+        let room = buffer.count - held.count
         precondition(room > 0, "a receive buffer of \(buffer.count) bytes cannot hold what the gate needs")
         let target = UnsafeMutableRawBufferPointer(rebasing: buffer[held.count..<(held.count + room)])
         let count = read(target)
@@ -72,14 +75,9 @@ struct FrameFilter {
         if let failure = outcome.failure {
             self.failure = failure
             held = []
-            let frame = Self.closeFrame(failure)
-            let end = outcome.releasable + frame.count
-            frame.withUnsafeBytes {
-                UnsafeMutableRawBufferPointer(rebasing: buffer[outcome.releasable..<end]).copyMemory(from: $0)
-            }
-            return .count(end)
+        } else {
+            held = Array(buffer[outcome.releasable..<window])
         }
-        held = Array(buffer[outcome.releasable..<window])
         return outcome.releasable == 0 ? .wouldBlock : .count(outcome.releasable)
     }
 
@@ -87,24 +85,5 @@ struct FrameFilter {
     mutating func takePongs() -> [[UInt8]] {
         defer { pongs = [] }
         return pongs
-    }
-
-    /// After the violation: whatever the client still sends is read and dropped.
-    private func discard(into buffer: UnsafeMutableRawBufferPointer, read: (UnsafeMutableRawBufferPointer) -> Int) -> Result {
-        let count = read(buffer)
-        if count == 0 { return .endOfStream }
-        return count < 0 ? .readFailed : .wouldBlock
-    }
-
-    /// A masked (with a zero key) close frame carrying the failure's code and reason.
-    static func closeFrame(_ failure: FrameGate.Failure) -> [UInt8] {
-        var reason: [UInt8] = []
-        for scalar in failure.reason.unicodeScalars {
-            let bytes = Array(String(scalar).utf8)
-            guard reason.count + bytes.count <= 123 else { break }
-            reason += bytes
-        }
-        let code = failure.code.rawValue
-        return [0x88, 0x80 | UInt8(2 + reason.count), 0, 0, 0, 0, UInt8(code >> 8), UInt8(code & 0xFF)] + reason
     }
 }

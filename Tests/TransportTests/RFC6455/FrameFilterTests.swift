@@ -50,23 +50,30 @@ struct FrameFilterTests {
         #expect(got[1].1 == frame)
     }
 
-    @Test func aViolationBecomesTheGatesCloseFrameAfterTheGoodBytes() {
+    @Test func aViolationLetsTheGoodBytesThroughAndOwesTheClose() {
         var filter = FrameFilter()
         let good = FrameBytes.text("ok")
         let got = reads([good + FrameBytes.text("bad", masked: false) + FrameBytes.text("after")], filter: &filter)
-        let close = FrameFilter.closeFrame(.init(code: .protocolError, reason: "client frames must be masked (RFC 6455 section 5.1)"))
-        #expect(got[0].1 == good + close)
-        #expect(close[0] == 0x88 && close[1] & 0x80 != 0)
-        #expect(Array(close[6..<8]) == [0x03, 0xEA])
-        #expect(filter.failure?.code == .protocolError)
+        #expect(got[0].1 == good)
+        #expect(filter.failure == .init(code: .protocolError, reason: "client frames must be masked (RFC 6455 section 5.1)"))
     }
 
-    @Test func bytesAfterTheViolationAreDiscarded() {
+    @Test func bytesAfterTheViolationAreDroppedUntilTheCloseIsSent() {
         var filter = FrameFilter()
         let got = reads([FrameBytes.frame(0x8, [3]), FrameBytes.text("more")], filter: &filter)
-        #expect(got[0].1.first == 0x88)
-        #expect(got[1].0 == .wouldBlock)
-        #expect(got[2].0 == .endOfStream)
+        #expect(got.map(\.0) == [.wouldBlock, .wouldBlock, .endOfStream])
+        #expect(filter.failure?.reason == "close frame with a 1-byte payload")
+    }
+
+    @Test func onceTheCloseIsSentTheNextReadEndsTheStream() {
+        var filter = FrameFilter()
+        let socket = ScriptedSocket([FrameBytes.text("x", masked: false), FrameBytes.close(1002)])
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let first = buffer.withUnsafeMutableBytes { filter.receive(into: $0, read: socket.read) }
+        let second = buffer.withUnsafeMutableBytes { filter.receive(into: $0, closeSent: true, read: socket.read) }
+        #expect(first == .wouldBlock)
+        #expect(second == .endOfStream)
+        #expect(socket.chunks.isEmpty)
     }
 
     @Test func pingsBecomePongsAndAreOwed() {
@@ -87,23 +94,21 @@ struct FrameFilterTests {
         #expect(filter.takePongs() == (4..<20).map { [UInt8($0)] })
     }
 
-    @Test func readsLeaveRoomForTheHeldBytesAndACloseFrame() {
+    @Test func readsLeaveRoomForTheHeldBytes() {
         var filter = FrameFilter()
         var lengths: [Int] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
-        _ = buffer.withUnsafeMutableBytes { raw in
-            filter.receive(into: raw) { target in
-                lengths.append(target.count)
-                return 0
+        let frame = FrameBytes.text("hello")
+        let socket = ScriptedSocket([Array(frame[0..<5]), Array(frame[5...])])
+        for _ in 0..<2 {
+            _ = buffer.withUnsafeMutableBytes { raw in
+                filter.receive(into: raw) { target in
+                    lengths.append(target.count)
+                    return socket.read(into: target)
+                }
             }
         }
-        #expect(lengths == [4096 - FrameFilter.closeFrameLimit])
-    }
-
-    @Test func closeFrameReasonIsCutAtACharacterBoundary() {
-        let long = String(repeating: "é", count: 100)
-        let frame = FrameFilter.closeFrame(.init(code: .protocolError, reason: long))
-        #expect(frame.count <= FrameFilter.closeFrameLimit)
-        #expect(String(validating: frame[8...], as: UTF8.self) != nil)
+        #expect(lengths == [4096, 4096 - 5])
+        #expect(Array(buffer[0..<frame.count]) == frame)
     }
 }
