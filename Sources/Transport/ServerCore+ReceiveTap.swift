@@ -18,6 +18,7 @@ enum TappedSocket {
 extension ServerCore {
     /// A connection was accepted on `fd` (a number a closed socket may have had before).
     func socketAccepted(_ fd: Int32) {
+        guard ReceiveTap.isInstalled else { return }
         tappedSockets[fd] = .http(RequestHeadMeter(limit: configuration.maxRequestHeadBytes))
     }
 
