@@ -94,7 +94,12 @@ final class ServerCore: @unchecked Sendable {
         info.user = Unmanaged.passUnretained(self).toOpaque()
         // Header space per request: above the 431 limit the receive tap enforces, so that
         // lws never runs out of it first (it would drop the connection without a response).
-        info.max_http_header_data2 = UInt32(clamping: configuration.maxRequestHeadBytes * 2)
+        // Requests beyond the pool wait for one to be freed; the pool keeps the header space
+        // held at once to what lws' defaults allowed (4 KiB for each possible socket).
+        let headerSpace = configuration.maxRequestHeadBytes * 2
+        let sockets = configuration.maxConnections + 256
+        info.max_http_header_data2 = UInt32(clamping: headerSpace)
+        info.max_http_header_pool2 = UInt32(clamping: max(64, min(sockets, 4096 * sockets / headerSpace)))
         // fd_limit_per_thread stays 0: lws then sizes its fd table from the process limit
         // (raised above) and finds a socket's connection by index; a smaller explicit limit
         // makes it search the table linearly.
