@@ -37,10 +37,16 @@ extension JSONObject {
     /// have come in the same order, and the members only `new` has come after them (where
     /// an `add` puts them).
     func keepsOrder(becoming new: JSONObject) -> Bool {
-        var position = 0
-        for (key, _) in self where new.index(forKey: key) != nil {
-            guard position < new.count, JSONObject.sameKey(new[position].key, key) else { return false }
-            position += 1
+        // Walks both in step: a member of `self` is either the next of `new` (kept in
+        // order), or gone from `new` (removed); anywhere else, the order changed. The
+        // common case, the same keys in the same places, needs no lookup at all.
+        var next = 0
+        for (key, _) in self {
+            if next < new.count, JSONObject.sameKey(new[next].key, key) {
+                next += 1
+            } else if new.index(forKey: key) != nil {
+                return false
+            }
         }
         return true
     }
