@@ -6,7 +6,9 @@
 #   make uninstall     remove what make install put under PREFIX
 #   make config-table  regenerate README.md's configuration table from the schema
 #   make api           regenerate docs/api.md, the public API listing
-.PHONY: run test build release swift-test bench clean install uninstall config-table api
+#   make conformance   Autobahn|Testsuite sections 1-10 against the echo path; writes
+#                      docs/conformance-autobahn.txt (installs wstest into .build/autobahn)
+.PHONY: run test build release swift-test bench clean install uninstall config-table api conformance
 
 SWIFT ?= swift
 PREFIX ?= /usr/local
@@ -41,6 +43,10 @@ swift-test:
 bench:
 	@scripts/ensure-deps.sh bench
 	scripts/bench.sh
+
+conformance:
+	@scripts/ensure-deps.sh run
+	scripts/conformance.sh
 
 # PREFIX/bin/reactorhub finds its demo page and data in PREFIX/share/reactorhub/
 # (../share/reactorhub next to the executable); the unit's paths follow PREFIX.

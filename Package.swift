@@ -28,11 +28,12 @@ let package = Package(
         // refuses with a warning (the build must print none); the header is found under
         // /usr/include and the module map links libhiredis.
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
+        .target(name: "CReceiveTap"),
         .target(name: "Locking", swiftSettings: strict),
         .target(name: "Logging", dependencies: ["Locking"], swiftSettings: strict),
         .target(name: "Lifecycle", dependencies: ["Logging"], swiftSettings: strict),
         .target(name: "Metrics", swiftSettings: strict),
-        .target(name: "Transport", dependencies: ["CLibWebSockets", "Lifecycle", "Locking", "Logging"], swiftSettings: strict),
+        .target(name: "Transport", dependencies: ["CLibWebSockets", "CReceiveTap", "Lifecycle", "Locking", "Logging"], swiftSettings: strict),
         .target(name: "Reactor", dependencies: ["Locking", "Logging"], swiftSettings: strict),
         .target(name: "ReactorTesting", dependencies: ["Reactor", "Locking"], swiftSettings: strict),
         .target(name: "JSON", swiftSettings: strict),

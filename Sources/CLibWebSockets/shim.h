@@ -41,6 +41,10 @@ static inline int rh_lws_token_uri_args(void) { return WSI_TOKEN_HTTP_URI_ARGS; 
 static inline int rh_lws_hdr_copy_fragment(struct lws *wsi, char *dest, int len, int token, int index) {
     return lws_hdr_copy_fragment(wsi, dest, len, (enum lws_token_indexes)token, index);
 }
+static inline int rh_lws_token_connection(void) { return WSI_TOKEN_CONNECTION; }
+static inline int rh_lws_token_upgrade(void) { return WSI_TOKEN_UPGRADE; }
+static inline int rh_lws_token_key(void) { return WSI_TOKEN_KEY; }
+static inline int rh_lws_token_version(void) { return WSI_TOKEN_VERSION; }
 
 /// Copies header `token` into `dest`; returns its length or a negative value.
 static inline int rh_lws_hdr_copy(struct lws *wsi, char *dest, int len, int token) {
@@ -55,6 +59,16 @@ static inline int rh_lws_hdr_total_length(struct lws *wsi, int token) {
 /// Sends a text frame; `buf` must have rh_lws_pre() writable bytes in front of it.
 static inline int rh_lws_write_text(struct lws *wsi, unsigned char *buf, size_t len) {
     return lws_write(wsi, buf, len, LWS_WRITE_TEXT);
+}
+
+/// Sends a binary frame; `buf` must have rh_lws_pre() writable bytes in front of it.
+static inline int rh_lws_write_binary(struct lws *wsi, unsigned char *buf, size_t len) {
+    return lws_write(wsi, buf, len, LWS_WRITE_BINARY);
+}
+
+/// Sends a pong; `buf` must have rh_lws_pre() writable bytes in front of it.
+static inline int rh_lws_write_pong(struct lws *wsi, unsigned char *buf, size_t len) {
+    return lws_write(wsi, buf, len, LWS_WRITE_PONG);
 }
 
 /// Sends HTTP/1 bytes (headers with the body appended, as lws_return_http_status does).

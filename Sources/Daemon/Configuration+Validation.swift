@@ -1,3 +1,5 @@
+import Transport
+
 extension Configuration {
     /// Checks the rules that tie keys together (CONFIG.md); `source` names the file the
     /// values came from, if any.
@@ -21,6 +23,9 @@ extension Configuration {
             if tls.keyFile != nil, tls.certFile == nil {
                 throw refuse("tls.certFile must be set with tls.keyFile (both files or neither)")
             }
+        }
+        if let echoPath = diagnostics.echoPath, echoPath == TransportConfiguration().webSocketPath {
+            throw refuse("diagnostics.echoPath must differ from \(echoPath), the protocol's WebSocket path")
         }
         if cluster != nil, persistence.kind != .redis {
             throw refuse(#"persistence.kind must be "redis" with cluster (or persistence absent), got "\#(persistence.kind.rawValue)""#)

@@ -213,6 +213,7 @@ extension Configuration {
         transport.pingTimeoutSeconds = keepalive.timeoutSeconds
         transport.shutdownGrace = .milliseconds(shutdownGraceMs)
         transport.allowedOrigins = security?.allowedOrigins ?? []
+        transport.echoPath = diagnostics.echoPath
         return transport
     }
 

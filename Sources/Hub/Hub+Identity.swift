@@ -74,7 +74,7 @@ extension Hub {
     }
 
     /// `{"type":"auth","token":…}`: authenticate, or refresh with a token for the same user.
-    func authenticate(_ token: String, ref: JSONValue?, from id: ConnectionID) {
+    func authenticate(_ token: String, ref: Ref?, from id: ConnectionID) {
         guard let policy = configuration.auth else {
             return refuse(id, ProtocolError(.badRequest, "this server has no authentication (no auth section); connect without a token"), ref: ref)
         }

@@ -34,7 +34,7 @@ extension Hub {
         }
     }
 
-    private func join(_ address: ReactorAddress, since: ClientMessage.ResumePoint?, ref: JSONValue?, from id: ConnectionID) {
+    private func join(_ address: ReactorAddress, since: ClientMessage.ResumePoint?, ref: Ref?, from id: ConnectionID) {
         guard let kind = registry.kind(named: address.kind) else {
             return refuse(id, unknownKind(address.kind), ref: ref)
         }
@@ -89,7 +89,7 @@ extension Hub {
         }
     }
 
-    private func leave(_ address: ReactorAddress, ref: JSONValue?, from id: ConnectionID) {
+    private func leave(_ address: ReactorAddress, ref: Ref?, from id: ConnectionID) {
         guard registry.kind(named: address.kind) != nil else {
             return refuse(id, unknownKind(address.kind), ref: ref)
         }
@@ -106,11 +106,11 @@ extension Hub {
     }
 
     /// Leaves `slot` (its instance, or its queue while it loads); with `reply`, answers `left`.
-    func leave(_ slot: InstanceSlot, output: ConnectionOutput, ref: JSONValue?, reply: Bool) {
+    func leave(_ slot: InstanceSlot, output: ConnectionOutput, ref: Ref?, reply: Bool) {
         forward(.leave(output, ref: ref, reply: reply), to: slot)
     }
 
-    private func act(_ address: ReactorAddress, payload: JSONValue, ref: JSONValue?, from id: ConnectionID, receivedAt: ContinuousClock.Instant) {
+    private func act(_ address: ReactorAddress, payload: JSONValue, ref: Ref?, from id: ConnectionID, receivedAt: ContinuousClock.Instant) {
         guard registry.kind(named: address.kind) != nil else {
             return refuse(id, unknownKind(address.kind), ref: ref)
         }
@@ -144,7 +144,7 @@ extension Hub {
 
     /// `{"type":"presence",…}`: needs the reactor joined (and so the read right); counts
     /// against the action rate limit; at most `presence.maxBytes` of compact JSON.
-    private func setPresence(_ address: ReactorAddress, state: JSONValue?, ref: JSONValue?, from id: ConnectionID) {
+    private func setPresence(_ address: ReactorAddress, state: JSONValue?, ref: Ref?, from id: ConnectionID) {
         guard registry.kind(named: address.kind) != nil else {
             return refuse(id, unknownKind(address.kind), ref: ref)
         }
@@ -235,7 +235,7 @@ extension Hub {
         delivery.send(.reply(message), to: output)
     }
 
-    func refuse(_ id: ConnectionID, _ error: ProtocolError, ref: JSONValue?) {
+    func refuse(_ id: ConnectionID, _ error: ProtocolError, ref: Ref?) {
         metrics.errors.increment(error.code.rawValue)
         logger.debug("refused", metadata: ["session": id.description, "code": error.code.rawValue, "message": error.message])
         reply(ServerMessage.error(error, ref: ref), to: id)

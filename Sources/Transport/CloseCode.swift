@@ -12,6 +12,9 @@ public struct CloseCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let normal = CloseCode(rawValue: 1000)
     /// 1001: the server is shutting down.
     public static let goingAway = CloseCode(rawValue: 1001)
+    /// 1002: the peer broke the WebSocket protocol (RFC 6455): an unmasked frame, an
+    /// oversized or fragmented control frame, a malformed close frame.
+    public static let protocolError = CloseCode(rawValue: 1002)
     /// 1003: a binary frame was received; only text frames are accepted.
     public static let unsupportedData = CloseCode(rawValue: 1003)
     /// 1005: the peer's close frame carried no status.

@@ -11,7 +11,13 @@ final class Connection {
 
     let id: ConnectionID
     let wsi: OpaquePointer
+    /// The socket, the key of the receive tap's table.
+    let fd: Int32
     var assembler: InboundAssembler
+    /// The RFC 6455 checks on the raw stream (used when the receive tap is installed).
+    var frames = FrameFilter()
+    /// Messages to echo, for a connection to the echo path; nil for the layer above's.
+    var echo: EchoQueue?
     var pendingClose: PendingClose?
     /// The close status received from the peer, if it sent a close frame.
     var peerClose: (code: CloseCode, reason: String)?
@@ -21,9 +27,20 @@ final class Connection {
     /// Reading was paused by the layer above (`setReading`).
     var readingPaused = false
 
-    init(id: ConnectionID, wsi: OpaquePointer, maxMessageBytes: Int) {
+    /// The close the writable callback carries out: one the layer above wants sent at
+    /// once, else the one a protocol violation owes (after the output waiting), else one
+    /// after the output waiting.
+    var closeToSend: PendingClose? {
+        if let pendingClose, !pendingClose.afterFlush { return pendingClose }
+        if let failure = frames.failure { return PendingClose(code: failure.code, reason: failure.reason, afterFlush: true) }
+        return pendingClose
+    }
+
+    init(id: ConnectionID, wsi: OpaquePointer, fd: Int32, assembler: InboundAssembler, echo: EchoQueue? = nil) {
         self.id = id
         self.wsi = wsi
-        self.assembler = InboundAssembler(maxMessageBytes: maxMessageBytes)
+        self.fd = fd
+        self.assembler = assembler
+        self.echo = echo
     }
 }

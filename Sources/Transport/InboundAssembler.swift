@@ -1,22 +1,28 @@
 /// Reassembles the chunks libwebsockets hands over into whole messages and enforces the
-/// inbound rules of PROTOCOL.md: text only (1003 otherwise) and at most `maxMessageBytes`
-/// per message (1009 otherwise). UTF-8 validity is checked by libwebsockets (1007).
+/// inbound rules of PROTOCOL.md: text only (1003 otherwise; the echo path also takes
+/// binary) and at most `maxMessageBytes` per message (1009 otherwise, as soon as a
+/// frame's announced length passes it). UTF-8 validity is checked by libwebsockets (1007).
 struct InboundAssembler {
     /// The result of feeding one chunk.
     enum Outcome: Equatable {
         /// More chunks are needed.
         case incomplete
-        /// A whole message.
+        /// A whole text message.
         case message([UInt8])
+        /// A whole binary message (only with `acceptsBinary`).
+        case binaryMessage([UInt8])
         /// The connection must be closed with this code and reason.
         case refuse(CloseCode, String)
     }
 
     let maxMessageBytes: Int
+    /// Binary messages are passed on rather than refused with 1003.
+    let acceptsBinary: Bool
     private var buffer: [UInt8] = []
 
-    init(maxMessageBytes: Int) {
+    init(maxMessageBytes: Int, acceptsBinary: Bool = false) {
         self.maxMessageBytes = maxMessageBytes
+        self.acceptsBinary = acceptsBinary
     }
 
     /// Bytes held for a message still being received.
@@ -30,21 +36,22 @@ struct InboundAssembler {
         isFinalFrame: Bool,
         remainingInFrame: Int
     ) -> Outcome {
-        if isBinary {
+        if isBinary && !acceptsBinary {
             buffer = []
             return .refuse(.unsupportedData, "binary frames are not accepted; send JSON text")
         }
-        if buffer.count + chunk.count + remainingInFrame > maxMessageBytes {
+        // Compared without adding the announced remainder, which may be near 2^63.
+        if buffer.count + chunk.count > maxMessageBytes || remainingInFrame > maxMessageBytes - buffer.count - chunk.count {
             buffer = []
             return .refuse(.messageTooBig, "message exceeds \(maxMessageBytes) bytes")
         }
         let whole = isFinalFrame && remainingInFrame == 0
         if whole && buffer.isEmpty {
-            return .message(Array(chunk))
+            return isBinary ? .binaryMessage(Array(chunk)) : .message(Array(chunk))
         }
         buffer.append(contentsOf: chunk)
         guard whole else { return .incomplete }
         defer { buffer = [] }
-        return .message(buffer)
+        return isBinary ? .binaryMessage(buffer) : .message(buffer)
     }
 }

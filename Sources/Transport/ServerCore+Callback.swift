@@ -24,6 +24,14 @@ func reactorHubServiceCallback(
         core.drainInbox()
         return 0
 
+    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+        core.socketAccepted(Int32(truncatingIfNeeded: Int(bitPattern: input)))
+        return 0
+
+    case LWS_CALLBACK_CLOSED_HTTP:
+        core.socketClosing(lws_get_socket_fd(wsi))
+        return lws_callback_http_dummy(wsi, reason, user, input, length)
+
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
         return core.confirmUpgrade(wsi, upgrade: input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) })
 
@@ -41,8 +49,8 @@ func reactorHubServiceCallback(
 
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
         if let connection = ServerCore.connection(in: session) {
-            let payload = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
-            connection.peerClose = ServerCore.parseClosePayload(payload)
+            let payload = UnsafeMutableRawBufferPointer(start: input, count: input == nil ? 0 : length)
+            core.peerInitiatedClose(connection, payload: payload)
         }
         return 0
 

@@ -9,6 +9,10 @@ extension ServerCore {
     /// after writing a refusal (lws then completes the HTTP transaction).
     func confirmUpgrade(_ wsi: OpaquePointer, upgrade: String?) -> Int32 {
         guard upgrade?.lowercased() == "websocket" else { return 0 }
+        if let refusal = handshakeRefusal(wsi) {
+            respond(wsi, status: refusal.status, body: refusal.body, headers: refusal.headers)
+            return 1
+        }
         let path = requestPath(wsi)
         if path != configuration.webSocketPath {
             return refuseUpgrade(wsi, 404, "no WebSocket endpoint at \(path); use \(configuration.webSocketPath)")
@@ -47,34 +51,10 @@ extension ServerCore {
         return 0
     }
 
-    /// Answers an upgrade with a refusal and a one-line reason. The status line is written
-    /// here: at this point lws does not know the request's HTTP version yet and would
-    /// write `HTTP/1.0`, which WebSocket clients (RFC 6455 §4.1) reject as malformed.
+    /// Answers an upgrade with a refusal and a one-line reason.
     private func refuseUpgrade(_ wsi: OpaquePointer, _ status: UInt32, _ reason: String) -> Int32 {
-        let body = Array((reason + "\n").utf8)
-        let head = "HTTP/1.1 \(status) \(Self.reasonPhrase(status))\r\n"
-            + "content-type: text/plain; charset=utf-8\r\ncache-control: no-store\r\n"
-            + "content-length: \(body.count)\r\nconnection: close\r\n\r\n"
-        var buffer = [UInt8](repeating: 0, count: OutboundMessage.headroom) + Array(head.utf8) + body
-        let length = buffer.count - OutboundMessage.headroom
-        _ = buffer.withUnsafeMutableBufferPointer { storage in
-            rh_lws_write_http(wsi, storage.baseAddress! + OutboundMessage.headroom, length)
-        }
+        respond(wsi, HTTPResponse.text(Int(status), reason))
         return 1
-    }
-
-    static func reasonPhrase(_ status: UInt32) -> String {
-        switch status {
-        case 400: "Bad Request"
-        case 401: "Unauthorized"
-        case 403: "Forbidden"
-        case 404: "Not Found"
-        case 426: "Upgrade Required"
-        case 429: "Too Many Requests"
-        case 431: "Request Header Fields Too Large"
-        case 503: "Service Unavailable"
-        default: "Error"
-        }
     }
 
     /// Answers a plain HTTP request. Returns what lws expects from the callback.
@@ -94,8 +74,12 @@ extension ServerCore {
             }
             return respondAndComplete(wsi, .text(200, "ok"), omitBody: isHead)
         }
-        if path == configuration.webSocketPath {
-            return respondAndComplete(wsi, .text(426, "connect with a WebSocket client (subprotocol \(configuration.subprotocol))"), omitBody: isHead)
+        if path == configuration.webSocketPath || isEchoPath(path) {
+            return respondAndComplete(
+                wsi, .text(426, "connect with a WebSocket client (subprotocol \(configuration.subprotocol))"),
+                headers: [HTTPHeader(name: "upgrade:", value: "websocket"), HTTPHeader(name: "sec-websocket-version:", value: OpeningHandshake.version)],
+                omitBody: isHead
+            )
         }
         guard let resolver, let file = resolver.resolve(path) else {
             return respondAndComplete(wsi, .text(404, "not found: \(path)"), omitBody: isHead)
@@ -108,8 +92,8 @@ extension ServerCore {
     }
 
     /// Writes a complete response and ends the transaction.
-    func respondAndComplete(_ wsi: OpaquePointer, _ response: HTTPResponse, omitBody: Bool = false) -> Int32 {
-        guard respond(wsi, response, omitBody: omitBody) else { return -1 }
+    func respondAndComplete(_ wsi: OpaquePointer, _ response: HTTPResponse, headers: [HTTPHeader] = [], omitBody: Bool = false) -> Int32 {
+        guard respond(wsi, response, headers: headers, omitBody: omitBody) else { return -1 }
         return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
     }
 
@@ -117,16 +101,19 @@ extension ServerCore {
     /// pages on HTTP/1 (lws buffers what the socket does not take at once). Returns false
     /// when the write failed.
     @discardableResult
-    func respond(_ wsi: OpaquePointer, _ response: HTTPResponse, omitBody: Bool = false) -> Bool {
+    func respond(_ wsi: OpaquePointer, _ response: HTTPResponse, headers: [HTTPHeader] = [], omitBody: Bool = false) -> Bool {
         let headroom = OutboundMessage.headroom
         var buffer = [UInt8](repeating: 0, count: headroom + 2048 + response.body.count)
         return buffer.withUnsafeMutableBufferPointer { storage -> Bool in
             let start = storage.baseAddress! + headroom
             let end = storage.baseAddress! + storage.count
             var cursor: UnsafeMutablePointer<UInt8>? = start
-            guard lws_add_http_header_status(wsi, UInt32(clamping: response.status), &cursor, end) == 0,
+            let status = UInt32(clamping: response.status)
+            guard lws_add_http_header_status(wsi, status, &cursor, end) == 0,
+                  correctStatusLine(wsi, status: status, start: start, cursor: &cursor, end: end),
                   addHeader(wsi, "content-type:", response.contentType, &cursor, end),
                   addHeader(wsi, "cache-control:", "no-store", &cursor, end),
+                  headers.allSatisfy({ addHeader(wsi, $0.name, $0.value, &cursor, end) }),
                   lws_add_http_header_content_length(wsi, lws_filepos_t(response.body.count), &cursor, end) == 0,
                   lws_finalize_http_header(wsi, &cursor, end) == 0,
                   var position = cursor

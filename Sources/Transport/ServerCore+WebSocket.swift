@@ -21,10 +21,24 @@ extension ServerCore {
         guard let session else { return -1 }
         nextConnectionNumber += 1
         let id = ConnectionID(rawValue: nextConnectionNumber)
-        let connection = Connection(id: id, wsi: wsi, maxMessageBytes: configuration.maxMessageBytes)
+        let fd = lws_get_socket_fd(wsi)
+        let isEcho = isEchoPath(requestPath(wsi))
+        let connection = Connection(
+            id: id,
+            wsi: wsi,
+            fd: fd,
+            assembler: isEcho
+                ? InboundAssembler(maxMessageBytes: configuration.echoMaxMessageBytes, acceptsBinary: true)
+                : InboundAssembler(maxMessageBytes: configuration.maxMessageBytes),
+            echo: isEcho ? EchoQueue(pauseBytes: configuration.echoMaxMessageBytes) : nil
+        )
         session.pointee = Unmanaged.passRetained(connection).toOpaque()
         connections[id] = connection
         connectionCount.add(1, ordering: .relaxed)
+        if ReceiveTap.isInstalled {
+            tappedSockets[fd] = .webSocket(connection)
+        }
+        if isEcho { return 0 }
 
         let offeredProtocols = header(wsi, rh_lws_token_protocol()) ?? ""
         let info = ConnectionInfo(
@@ -47,14 +61,17 @@ extension ServerCore {
             chunk,
             isBinary: lws_frame_is_binary(connection.wsi) != 0,
             isFinalFrame: lws_is_final_fragment(connection.wsi) != 0,
-            remainingInFrame: Int(lws_remaining_packet_payload(connection.wsi))
+            remainingInFrame: Int(clamping: lws_remaining_packet_payload(connection.wsi))
         )
         switch outcome {
         case .incomplete:
             return 0
         case .message(let bytes):
+            if connection.echo != nil { return echo(bytes, isBinary: false, on: connection) }
             handler.connection(connection.id, received: bytes)
             return 0
+        case .binaryMessage(let bytes):
+            return echo(bytes, isBinary: true, on: connection)
         case .refuse(let code, let reason):
             logger.debug(
                 "closing connection: \(reason)",
@@ -69,12 +86,14 @@ extension ServerCore {
     /// if output still waits.
     func writable(_ connection: Connection) -> Int32 {
         connection.writableRequested = false
+        if let result = writePongs(connection) { return result }
+        if connection.echo != nil { return writeEchoes(connection) }
         while true {
-            if let close = connection.pendingClose, !close.afterFlush {
+            if let close = connection.closeToSend, !close.afterFlush {
                 return closeNow(connection, code: close.code, reason: close.reason)
             }
             guard let message = handler.nextOutput(for: connection.id) else {
-                if let close = connection.pendingClose {
+                if let close = connection.closeToSend {
                     return closeNow(connection, code: close.code, reason: close.reason)
                 }
                 return 0
@@ -107,9 +126,13 @@ extension ServerCore {
         session.pointee = nil
         let connection = Unmanaged<Connection>.fromOpaque(stored).takeRetainedValue()
         connections[connection.id] = nil
+        socketClosing(connection.fd)
         let remaining = connectionCount.subtract(1, ordering: .relaxed).newValue
-        let (code, reason) = connection.sentClose ?? connection.peerClose ?? (.abnormal, "connection lost")
-        handler.connectionClosed(connection.id, code: code, reason: reason)
+        let failure = connection.frames.failure.map { (code: $0.code, reason: $0.reason) }
+        let (code, reason) = connection.sentClose ?? failure ?? connection.peerClose ?? (.abnormal, "connection lost")
+        if connection.echo == nil {
+            handler.connectionClosed(connection.id, code: code, reason: reason)
+        }
         if remaining == 0 && refusingConnections.load(ordering: .relaxed) {
             allClosed.open()
         }

@@ -44,6 +44,8 @@ final class ServerCore: @unchecked Sendable {
     var lastRefusalLog = ContinuousClock.now - .seconds(10)
     /// The address of the socket accepted last, until its wsi exists.
     var pendingAddress: String?
+    /// The sockets the receive tap checks, by descriptor.
+    var tappedSockets: [Int32: TappedSocket] = [:]
     /// Bodies of HTTP responses that are written in one go are not kept; this holds the
     /// wsi of HTTP exchanges only while lws serves a file.
     private(set) var context: OpaquePointer?
@@ -116,6 +118,14 @@ final class ServerCore: @unchecked Sendable {
             info.ssl_private_key_filepath = UnsafePointer(cString(tls.keyFile))
         }
         info.user = Unmanaged.passUnretained(self).toOpaque()
+        // Header space per request: above the 431 limit the receive tap enforces, so that
+        // lws never runs out of it first (it would drop the connection without a response).
+        // Requests beyond the pool wait for one to be freed; the pool keeps the header space
+        // held at once to what lws' defaults allowed (4 KiB for each possible socket).
+        let headerSpace = configuration.maxRequestHeadBytes * 2
+        let sockets = configuration.maxConnections + 256
+        info.max_http_header_data2 = UInt32(clamping: headerSpace)
+        info.max_http_header_pool2 = UInt32(clamping: max(64, min(sockets, 4096 * sockets / headerSpace)))
         // fd_limit_per_thread stays 0: lws then sizes its fd table from the process limit
         // (raised above) and finds a socket's connection by index; a smaller explicit limit
         // makes it search the table linearly.
@@ -136,6 +146,12 @@ final class ServerCore: @unchecked Sendable {
             throw TransportError(.invalidConfiguration, "host '\(configuration.host)' is not an IP address or 'localhost'")
         }
 
+        if !ReceiveTap.isInstalled {
+            logger.warning(
+                "the RFC 6455 checks in front of libwebsockets are off: its recv import could not be tapped",
+                metadata: ["effect": "unmasked frames accepted, no 431, some violations dropped without a close code"]
+            )
+        }
         guard let created = lws_create_context(&info) else {
             throw TransportError(
                 .cannotListen,
@@ -164,6 +180,8 @@ final class ServerCore: @unchecked Sendable {
 
     private func serviceLoop() {
         var acceptFailures = LWSLogBridge.acceptFailures
+        ReceiveTap.attach(self)
+        defer { ReceiveTap.detach() }
         while running.load(ordering: .acquiring), let context {
             lws_service(context, 0)
             // lws retries a failed accept (EMFILE, ENFILE) at once and forever: back off
@@ -204,7 +222,7 @@ final class ServerCore: @unchecked Sendable {
                     }
                 }
             case .setReading(let id, let enabled):
-                if let connection = connections[id], connection.readingPaused == enabled {
+                if let connection = connections[id], connection.echo == nil, connection.readingPaused == enabled {
                     connection.readingPaused = !enabled
                     lws_rx_flow_control(connection.wsi, enabled ? 1 : 0)
                 }

@@ -10,12 +10,23 @@ public struct TransportConfiguration: Sendable, Equatable {
     public var webRoot: String? = "web"
     /// The request path that upgrades to WebSocket.
     public var webSocketPath: String = "/ws"
+    /// A second WebSocket path that echoes every text and binary message back, without the
+    /// layer above (`diagnostics.echoPath`: conformance suites such as Autobahn need one);
+    /// `nil` serves none.
+    public var echoPath: String?
+    /// The size limit of a message to the echo path (1009 beyond): Autobahn's largest
+    /// cases send 16 MiB.
+    public var echoMaxMessageBytes: Int = 16 << 20
     /// The subprotocol selected when a client offers it.
     public var subprotocol: String = "reactorhub.v1"
     /// The `Server` header of HTTP responses.
     public var serverName: String = "reactorhub"
     /// A whole inbound message larger than this closes the connection with 1009.
     public var maxMessageBytes: Int = 65536
+    /// The largest HTTP request head (request line and headers) accepted; a larger one is
+    /// answered 431. libwebsockets gets twice this much header space, so that it never
+    /// runs out first (it drops the connection then).
+    public var maxRequestHeadBytes: Int = 16384
     /// Upgrades past this many open WebSocket connections are refused with HTTP 503.
     public var maxConnections: Int = 10000
     /// Seconds without a pong before the server pings a connection.

@@ -52,7 +52,36 @@ struct ClientMessageParserTests {
 
     @Test func refOfExactly64CharactersIsAccepted() throws {
         let ref = String(repeating: "r", count: 64)
-        #expect(try parse(#"{"type":"ping","ref":"\#(ref)"}"#).get().ref == .string(ref))
+        #expect(try parse(#"{"type":"ping","ref":"\#(ref)"}"#).get().ref == Ref(stringLiteral: ref))
+    }
+
+    /// Before, the ref was kept as a parsed value and written back re-encoded.
+    @Test(arguments: ["1E2", "18446744073709551616", "-0", "1.50", "1e-7", #""\u0041""#, #""a\/b""#, #""é""#])
+    func refIsKeptAsWritten(text: String) throws {
+        let request = try parse(#"{"type":"ping","ref" : \#(text) }"#).get()
+        #expect(request.ref?.json == Array(text.utf8))
+    }
+
+    @Test func refLengthIsCountedOnItsBytesAsWritten() throws {
+        let digits64 = String(repeating: "9", count: 64)
+        #expect(try parse(#"{"type":"ping","ref":\#(digits64)}"#).get().ref?.description == digits64)
+        guard case .failure(let failure) = parse(#"{"type":"ping","ref":\#(digits64)9}"#) else {
+            Issue.record("a 65-digit ref was accepted")
+            return
+        }
+        #expect(failure.error.code == .badRequest)
+        #expect(failure.ref == nil)
+        #expect(try parse(#"{"type":"ping","ref":"\#(String(repeating: "é", count: 32))"}"#).get().ref != nil)
+        #expect(throws: ClientMessageParser.Failure.self) {
+            try parse(#"{"type":"ping","ref":"\#(String(repeating: "é", count: 32))x"}"#).get()
+        }
+        #expect(throws: ClientMessageParser.Failure.self) {
+            try parse(#"{"type":"ping","ref":"\#(String(repeating: "\\u0041", count: 11))"}"#).get()
+        }
+    }
+
+    @Test func aRepeatedRefKeepsTheLastAsWritten() throws {
+        #expect(try parse(#"{"type":"ping","ref":1,"ref":2.50}"#).get().ref?.description == "2.50")
     }
 }
 

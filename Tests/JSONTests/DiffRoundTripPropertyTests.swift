@@ -31,6 +31,24 @@ import JSON
         #expect(operations > 5_000)
     }
 
+    /// With `.text` equality the patched copy is written byte for byte as the new
+    /// document, whatever integers, doubles and member orders the pair mixes.
+    @Test func applyingTheTextDiffOfRandomPairsGivesTheSecondDocumentsText() throws {
+        var documents = RandomDocuments(seed: 0x5EED_0004)
+        var emptyPatches = 0
+        for _ in 0..<3_000 {
+            let (old, new) = documents.pair()
+            let patch = JSONPatch.diff(from: old, to: new, equality: .text)
+            let patched = try JSONPatch.apply(patch, to: old)
+            #expect(patched.serialized() == new.serialized(), "diff(\(old), \(new)) = \(JSONPatch.jsonValue(of: patch))")
+            if patch.isEmpty {
+                #expect(old.serialized() == new.serialized())
+                emptyPatches += 1
+            }
+        }
+        #expect(emptyPatches > 30)
+    }
+
     @Test func patchesSurviveTheirJSONTextForm() throws {
         var documents = RandomDocuments(seed: 0x5EED_0002)
         for _ in 0..<1_000 {

@@ -15,26 +15,34 @@ public enum HTTPTestClient {
         public var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    /// Sends `method path` and reads the whole response (by Content-Length).
+    /// Sends `method path` (with `headers` besides Host and Connection) and reads the
+    /// whole response (by Content-Length).
     public static func request(
         port: Int,
         method: String = "GET",
         path: String,
+        headers: [String: String] = [:],
         timeout: Double = 5
     ) async throws -> Response {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(with: Result {
-                    try requestBlocking(port: port, method: method, path: path, timeout: timeout)
+                    try requestBlocking(port: port, method: method, path: path, headers: headers, timeout: timeout)
                 })
             }
         }
     }
 
-    private static func requestBlocking(port: Int, method: String, path: String, timeout: Double) throws -> Response {
+    private static func requestBlocking(
+        port: Int, method: String, path: String, headers: [String: String], timeout: Double
+    ) throws -> Response {
         let fd = try TCPSocket.connect(host: "127.0.0.1", port: port, timeout: timeout)
         defer { Glibc.close(fd) }
-        let request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n"
+        var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+            request += "\(name): \(value)\r\n"
+        }
+        request += "\r\n"
         try TCPSocket.writeAll(fd, Array(request.utf8))
         let deadline = Date().addingTimeInterval(timeout)
         var buffer: [UInt8] = []

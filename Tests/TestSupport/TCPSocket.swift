@@ -68,12 +68,13 @@ enum TCPSocket {
 /// The status line and headers of an HTTP response.
 struct HTTPHead {
     var status = 0
+    var statusLine = ""
     var headers: [String: String] = [:]
 
     init(bytes: [UInt8]) {
         let text = String(decoding: bytes, as: UTF8.self)
         var lines = text.components(separatedBy: "\r\n")
-        let statusLine = lines.removeFirst()
+        statusLine = lines.removeFirst()
         let parts = statusLine.split(separator: " ")
         status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
         for line in lines where !line.isEmpty {

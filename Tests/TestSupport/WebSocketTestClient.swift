@@ -26,7 +26,24 @@ public final class WebSocketTestClient: @unchecked Sendable {
 
     /// The handshake response's status line and headers (names lowercased).
     public private(set) var responseStatus = 0
+    public private(set) var responseStatusLine = ""
     public private(set) var responseHeaders: [String: String] = [:]
+
+    /// The body of a refused handshake (by its Content-Length), read on demand.
+    public func responseBody(timeout: Double = 5) async throws -> String {
+        let length = Int(responseHeaders["content-length"] ?? "") ?? 0
+        return try await run {
+            let deadline = Date().addingTimeInterval(timeout)
+            while self.buffer.count < length {
+                var chunk = [UInt8](repeating: 0, count: 4096)
+                let n = try TCPSocket.read(self.fd, into: &chunk, timeout: deadline.timeIntervalSinceNow)
+                if n == 0 { break }
+                if n < 0 { throw TestClientError("timed out reading the response body") }
+                self.buffer += chunk[0..<n]
+            }
+            return String(decoding: self.buffer.prefix(length), as: UTF8.self)
+        }
+    }
 
     private let fd: Int32
     private let queue = DispatchQueue(label: "ws-test-client")
@@ -65,18 +82,25 @@ public final class WebSocketTestClient: @unchecked Sendable {
     }
 
     /// Connects and performs the handshake, returning the client even when the server
-    /// refused the upgrade (to inspect `responseStatus`).
+    /// refused the upgrade (to inspect `responseStatus`). `headers` replaces the
+    /// handshake's own headers of the same names (a nil value leaves the header out), so
+    /// that a test can send a handshake RFC 6455 forbids.
     public static func attempt(
         port: Int,
         path: String = "/ws",
         subprotocols: [String] = [],
         origin: String? = nil,
+        headers: KeyValuePairs<String, String?> = [:],
         timeout: Double = 5
     ) async throws -> WebSocketTestClient {
         let fd = try TCPSocket.connect(host: "127.0.0.1", port: port, timeout: timeout)
         let client = WebSocketTestClient(fd: fd)
+        let replaced = Array(headers)
         try await client.run {
-            try client.handshake(host: "127.0.0.1", port: port, path: path, subprotocols: subprotocols, origin: origin, timeout: timeout)
+            try client.handshake(
+                host: "127.0.0.1", port: port, path: path, subprotocols: subprotocols, origin: origin, headers: replaced,
+                timeout: timeout
+            )
         }
         return client
     }
@@ -96,13 +120,19 @@ public final class WebSocketTestClient: @unchecked Sendable {
         try await sendFrame(opcode: 0x1, payload: Array(text.utf8))
     }
 
-    /// Sends one raw frame; `fin: false` starts or continues a fragmented message.
-    public func sendFrame(opcode: UInt8, payload: [UInt8], fin: Bool = true) async throws {
-        let frame = Self.encodeFrame(opcode: opcode, payload: payload, fin: fin)
+    /// Sends one raw frame; `fin: false` starts or continues a fragmented message,
+    /// `masked: false` sends it unmasked (which RFC 6455 forbids a client to do).
+    public func sendFrame(opcode: UInt8, payload: [UInt8], fin: Bool = true, masked: Bool = true) async throws {
+        let frame = Self.encodeFrame(opcode: opcode, payload: payload, fin: fin, masked: masked)
         try await run {
             if opcode == 0x8 { self.closeSent = true }
             try TCPSocket.writeAll(self.fd, frame)
         }
+    }
+
+    /// Sends bytes as they are: a hand-made frame header, a frame split anywhere.
+    public func sendRaw(_ bytes: [UInt8]) async throws {
+        try await run { try TCPSocket.writeAll(self.fd, bytes) }
     }
 
     /// Sends a text message split into `parts` frames (first text, then continuations).
@@ -239,18 +269,21 @@ public final class WebSocketTestClient: @unchecked Sendable {
         return (opcode, fin, Array(bytes[offset..<offset + length]), offset + length)
     }
 
-    static func encodeFrame(opcode: UInt8, payload: [UInt8], fin: Bool) -> [UInt8] {
+    /// A client frame: masked with a random key unless `masked` is false.
+    public static func encodeFrame(opcode: UInt8, payload: [UInt8], fin: Bool, masked: Bool = true) -> [UInt8] {
         var frame: [UInt8] = [(fin ? 0x80 : 0) | opcode]
+        let maskBit: UInt8 = masked ? 0x80 : 0
         if payload.count < 126 {
-            frame.append(0x80 | UInt8(payload.count))
+            frame.append(maskBit | UInt8(payload.count))
         } else if payload.count <= 0xffff {
-            frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xff)]
+            frame += [maskBit | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xff)]
         } else {
-            frame.append(0x80 | 127)
+            frame.append(maskBit | 127)
             for shift in stride(from: 56, through: 0, by: -8) {
                 frame.append(UInt8((payload.count >> shift) & 0xff))
             }
         }
+        guard masked else { return frame + payload }
         let mask: [UInt8] = (0..<4).map { _ in UInt8.random(in: 0...255) }
         frame += mask
         frame.reserveCapacity(frame.count + payload.count)
@@ -260,12 +293,28 @@ public final class WebSocketTestClient: @unchecked Sendable {
         return frame
     }
 
-    private func handshake(host: String, port: Int, path: String, subprotocols: [String], origin: String?, timeout: Double) throws {
+    private func handshake(
+        host: String, port: Int, path: String, subprotocols: [String], origin: String?,
+        headers replaced: [(key: String, value: String?)] = [], timeout: Double
+    ) throws {
         let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-        var request = "GET \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-        request += "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
-        if !subprotocols.isEmpty { request += "Sec-WebSocket-Protocol: \(subprotocols.joined(separator: ", "))\r\n" }
-        if let origin { request += "Origin: \(origin)\r\n" }
+        var fields: [(String, String?)] = [
+            ("Host", "\(host):\(port)"), ("Upgrade", "websocket"), ("Connection", "Upgrade"),
+            ("Sec-WebSocket-Key", key), ("Sec-WebSocket-Version", "13"),
+        ]
+        if !subprotocols.isEmpty { fields.append(("Sec-WebSocket-Protocol", subprotocols.joined(separator: ", "))) }
+        if let origin { fields.append(("Origin", origin)) }
+        for (name, value) in replaced {
+            if let index = fields.firstIndex(where: { $0.0.lowercased() == name.lowercased() }) {
+                fields[index].1 = value
+            } else {
+                fields.append((name, value))
+            }
+        }
+        var request = "GET \(path) HTTP/1.1\r\n"
+        for case let (name, value?) in fields {
+            request += "\(name): \(value)\r\n"
+        }
         request += "\r\n"
         try TCPSocket.writeAll(fd, Array(request.utf8))
         let deadline = Date().addingTimeInterval(timeout)
@@ -273,6 +322,7 @@ public final class WebSocketTestClient: @unchecked Sendable {
             if let end = HTTPHead.endOfHead(buffer) {
                 let head = HTTPHead(bytes: Array(buffer[..<end]))
                 responseStatus = head.status
+                responseStatusLine = head.statusLine
                 responseHeaders = head.headers
                 buffer.removeFirst(end)
                 return

@@ -45,4 +45,17 @@ struct InboundAssemblerTests {
         }
         #expect(code == .unsupportedData)
     }
+
+    @Test func binaryIsPassedOnWhenAccepted() {
+        var assembler = InboundAssembler(maxMessageBytes: 100, acceptsBinary: true)
+        #expect(feed(&assembler, "ab", final: false, binary: true) == .incomplete)
+        #expect(feed(&assembler, "cd", final: true, binary: true) == .binaryMessage(Array("abcd".utf8)))
+        #expect(feed(&assembler, "t", final: true) == .message(Array("t".utf8)))
+    }
+
+    @Test func anAnnouncedLengthNear2To63DoesNotOverflow() {
+        var assembler = InboundAssembler(maxMessageBytes: 100)
+        #expect(feed(&assembler, "ab", final: false) == .incomplete)
+        #expect(feed(&assembler, "c", final: false, remaining: Int.max - 1) == .refuse(.messageTooBig, "message exceeds 100 bytes"))
+    }
 }

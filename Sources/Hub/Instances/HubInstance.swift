@@ -12,15 +12,15 @@ protocol HubInstance: AnyObject, Sendable {
 
     /// Subscribes `output` and answers with a snapshot, or with `resumed` and the missed
     /// patches when `since` can be served from history. Atomic with respect to patches.
-    func join(_ output: ConnectionOutput, ref: JSONValue?, since: ClientMessage.ResumePoint?)
+    func join(_ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?)
     /// Unsubscribes `id`; returns whether it was subscribed.
     @discardableResult
     func leave(_ id: ConnectionID) -> Bool
     /// Decodes and dispatches an action from `output`. Decoding errors are returned at
     /// once; otherwise the ack or the refusal is sent from the reactor's serial context.
-    func dispatch(_ action: JSONValue, from output: ConnectionOutput, ref: JSONValue?, receivedAt: ContinuousClock.Instant) -> ProtocolError?
+    func dispatch(_ action: JSONValue, from output: ConnectionOutput, ref: Ref?, receivedAt: ContinuousClock.Instant) -> ProtocolError?
     /// Sets (nil: clears) the presence of `output` (PROTOCOL.md "Presence"); acks with `ref`.
-    func setPresence(_ output: ConnectionOutput, user: String?, state: [UInt8]?, ref: JSONValue?)
+    func setPresence(_ output: ConnectionOutput, user: String?, state: [UInt8]?, ref: Ref?)
     /// Sends a fresh snapshot to `id` if it is still subscribed (after its lag).
     func resync(_ id: ConnectionID)
     /// Waits until no action is queued and no effect is running.

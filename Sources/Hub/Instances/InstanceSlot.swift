@@ -9,12 +9,12 @@ import Transport
 final class InstanceSlot: Sendable {
     /// A request that reached the slot while its instance was loading.
     enum Pending: Sendable {
-        case join(ConnectionOutput, ref: JSONValue?, since: ClientMessage.ResumePoint?)
-        case action(ConnectionOutput, payload: JSONValue, ref: JSONValue?, receivedAt: ContinuousClock.Instant)
+        case join(ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?)
+        case action(ConnectionOutput, payload: JSONValue, ref: Ref?, receivedAt: ContinuousClock.Instant)
         /// A presence state (compact JSON; nil clears it) of a user.
-        case presence(ConnectionOutput, user: String?, state: [UInt8]?, ref: JSONValue?)
+        case presence(ConnectionOutput, user: String?, state: [UInt8]?, ref: Ref?)
         /// `reply`: answer with `left` (a `leave`), or silently (the connection closed).
-        case leave(ConnectionOutput, ref: JSONValue?, reply: Bool)
+        case leave(ConnectionOutput, ref: Ref?, reply: Bool)
     }
 
     /// What the router should do with a request.

@@ -7,7 +7,7 @@ import Transport
 extension ReactorInstance {
     /// Answers an action once `mutate` accepted or refused it, before any of its
     /// mutations is reduced (so the ack precedes the patches it causes).
-    func answer(_ outcome: ActionOutcome, to output: ConnectionOutput, ref: JSONValue?, receivedAt: ContinuousClock.Instant) {
+    func answer(_ outcome: ActionOutcome, to output: ConnectionOutput, ref: Ref?, receivedAt: ContinuousClock.Instant) {
         defer { context.metrics.actionSeconds.observe(.now - receivedAt) }
         switch outcome {
         case .accepted:
@@ -57,7 +57,9 @@ extension ReactorInstance {
     /// and the store) and its pulses. The burst leaves in `flushBurst`.
     func publishChange(from old: JSONValue, to new: JSONValue, pulses: [(name: String, value: JSONValue)] = []) {
         guard !retired.load(ordering: .relaxed) else { return }
-        let operations = JSONPatch.diff(from: old, to: new)
+        // Compared as text: a change from 1 to 1.0 is a change, so that a snapshot and
+        // the copies subscribers patched are always written the same (docs/protocol.md).
+        let operations = JSONPatch.diff(from: old, to: new, equality: .text)
         guard !operations.isEmpty || !pulses.isEmpty else { return }
         if !operations.isEmpty {
             published.version += 1

@@ -144,7 +144,7 @@ where R.Action: Decodable, R.State: Encodable {
 
     // MARK: Service-thread side
 
-    func join(_ output: ConnectionOutput, ref: JSONValue?, since: ClientMessage.ResumePoint?) {
+    func join(_ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?) {
         shared.withLock { shared in
             let wasSubscribed = shared.subscribers.contains { $0 === output }
             if !wasSubscribed {
@@ -181,7 +181,7 @@ where R.Action: Decodable, R.State: Encodable {
         return left
     }
 
-    func setPresence(_ output: ConnectionOutput, user: String?, state: [UInt8]?, ref: JSONValue?) {
+    func setPresence(_ output: ConnectionOutput, user: String?, state: [UInt8]?, ref: Ref?) {
         let version = shared.withLock { $0.version }
         if presence.set(output.id.description, user: user, state: state) {
             schedulePresenceBroadcast()
@@ -215,7 +215,7 @@ where R.Action: Decodable, R.State: Encodable {
         }
     }
 
-    private func snapshot(_ shared: inout Shared, ref: JSONValue?) -> OutboundMessage {
+    private func snapshot(_ shared: inout Shared, ref: Ref?) -> OutboundMessage {
         let text: [UInt8]
         if let cached = shared.stateText {
             text = cached
@@ -230,7 +230,7 @@ where R.Action: Decodable, R.State: Encodable {
         )
     }
 
-    func dispatch(_ payload: JSONValue, from output: ConnectionOutput, ref: JSONValue?, receivedAt: ContinuousClock.Instant) -> ProtocolError? {
+    func dispatch(_ payload: JSONValue, from output: ConnectionOutput, ref: Ref?, receivedAt: ContinuousClock.Instant) -> ProtocolError? {
         let action: R.Action
         do {
             action = try ActionDecoder().decode(R.Action.self, from: payload)

@@ -24,7 +24,7 @@ enum ClientMessage: Equatable {
 /// A parsed message: what it asks, and the `ref` to carry back on every reply.
 struct ClientRequest: Equatable {
     var message: ClientMessage
-    var ref: JSONValue?
+    var ref: Ref?
 }
 
 /// Turns a text frame into a `ClientRequest`, or into the error to answer, carrying the
@@ -33,36 +33,35 @@ enum ClientMessageParser {
     /// A refusal with the ref to echo (nil when the ref itself was the problem or absent).
     struct Failure: Error, Equatable {
         var error: ProtocolError
-        var ref: JSONValue?
+        var ref: Ref?
     }
 
-    static let maxRefLength = 64
-
     static func parse(_ bytes: [UInt8]) -> Result<ClientRequest, Failure> {
-        let value: JSONValue
+        let parsed: (value: JSONValue, memberRanges: [String: Range<Int>])
         do {
-            value = try JSONParser().parse(bytes)
+            parsed = try JSONParser().parseWithMemberRanges(bytes)
         } catch {
             return .failure(Failure(error: ProtocolError(.badJSON, "message is not valid JSON: \(error.message)"), ref: nil))
         }
-        return parse(value)
-    }
-
-    static func parse(_ value: JSONValue) -> Result<ClientRequest, Failure> {
+        let value = parsed.value
         guard case .object(let object) = value else {
             return .failure(Failure(error: ProtocolError(
                 .badRequest, "a message must be a JSON object with a 'type' (one of \(typeList)), got \(value.kind.phrase)"
             ), ref: nil))
         }
-        var ref: JSONValue?
-        if let candidate = object["ref"] {
-            guard let valid = validRef(candidate) else {
+        var ref: Ref?
+        if let candidate = object["ref"], let range = parsed.memberRanges["ref"] {
+            guard let valid = Ref(candidate, writtenAt: range, in: bytes) else {
                 return .failure(Failure(error: ProtocolError(
-                    .badRequest, "'ref' must be a string or a number of at most \(maxRefLength) characters"
+                    .badRequest, "'ref' must be a string or a number written in at most \(Ref.maximumLength) bytes"
                 ), ref: nil))
             }
             ref = valid
         }
+        return parse(object, ref: ref)
+    }
+
+    private static func parse(_ object: JSONObject, ref: Ref?) -> Result<ClientRequest, Failure> {
         func fail(_ code: ProtocolError.Code, _ message: String) -> Result<ClientRequest, Failure> {
             .failure(Failure(error: ProtocolError(code, message), ref: ref))
         }
@@ -125,18 +124,6 @@ enum ClientMessageParser {
                 return fail(.badRequest, "'action' needs member 'action': an action name or an object with a 'type'")
             }
             return .success(ClientRequest(message: .action(address, action), ref: ref))
-        }
-    }
-
-    static func validRef(_ value: JSONValue) -> JSONValue? {
-        // Careful: JSONValue is ExpressibleByNilLiteral, so a bare `nil` here could mean `.null`.
-        switch value {
-        case .string(let text) where text.count <= maxRefLength:
-            return .some(value)
-        case .int, .double:
-            return .some(value)  // a number's JSON text is at most 24 characters
-        default:
-            return .none
         }
     }
 

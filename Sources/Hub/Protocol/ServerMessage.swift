@@ -11,10 +11,11 @@ enum ServerMessage {
         return OutboundMessage(writer.bytes)
     }
 
-    private static func writeRef(_ ref: JSONValue?, _ writer: inout JSONWriter) {
+    /// The ref as the client wrote it, byte for byte.
+    private static func writeRef(_ ref: Ref?, _ writer: inout JSONWriter) {
         guard let ref else { return }
         writer.writeRaw(#","ref":"#)
-        writer.writeValue(ref)
+        writer.bytes.append(contentsOf: ref.json)
     }
 
     /// `{"type":"hello","protocol":1,"server":…,"session":…[,"user":…|"auth":"required"],"reactors":{…}}`
@@ -42,7 +43,7 @@ enum ServerMessage {
     }
 
     /// `{"type":"authed","ref":…,"user":…,"expires":…}`
-    static func authed(ref: JSONValue?, user: String, expires: Int) -> OutboundMessage {
+    static func authed(ref: Ref?, user: String, expires: Int) -> OutboundMessage {
         frame { writer in
             writer.writeRaw(#"{"type":"authed""#)
             writeRef(ref, &writer)
@@ -56,7 +57,7 @@ enum ServerMessage {
 
     /// `{"type":"snapshot","reactor":…,"ref":…,"epoch":…,"version":…,"state":{…}}`
     static func snapshot(
-        _ address: String, ref: JSONValue?, epoch: String, version: Int, state: [UInt8], extra: [UInt8] = []
+        _ address: String, ref: Ref?, epoch: String, version: Int, state: [UInt8], extra: [UInt8] = []
     ) -> OutboundMessage {
         frame(capacity: state.count + extra.count + 128) { writer in
             writer.writeRaw(#"{"type":"snapshot","reactor":"#)
@@ -74,7 +75,7 @@ enum ServerMessage {
     }
 
     /// `{"type":"resumed","reactor":…,"ref":…,"epoch":…,"version":…}`
-    static func resumed(_ address: String, ref: JSONValue?, epoch: String, version: Int, extra: [UInt8] = []) -> OutboundMessage {
+    static func resumed(_ address: String, ref: Ref?, epoch: String, version: Int, extra: [UInt8] = []) -> OutboundMessage {
         frame(capacity: extra.count + 128) { writer in
             writer.writeRaw(#"{"type":"resumed","reactor":"#)
             writer.writeString(address)
@@ -106,7 +107,7 @@ enum ServerMessage {
     }
 
     /// `{"type":"left","reactor":…,"ref":…}`, or unsolicited with a `reason`.
-    static func left(_ address: String, ref: JSONValue?, reason: String? = nil) -> OutboundMessage {
+    static func left(_ address: String, ref: Ref?, reason: String? = nil) -> OutboundMessage {
         frame { writer in
             writer.writeRaw(#"{"type":"left","reactor":"#)
             writer.writeString(address)
@@ -120,7 +121,7 @@ enum ServerMessage {
     }
 
     /// `{"type":"ack","reactor":…,"ref":…,"version":…}`
-    static func ack(_ address: String, ref: JSONValue?, version: Int) -> OutboundMessage {
+    static func ack(_ address: String, ref: Ref?, version: Int) -> OutboundMessage {
         frame { writer in
             writer.writeRaw(#"{"type":"ack","reactor":"#)
             writer.writeString(address)
@@ -132,7 +133,7 @@ enum ServerMessage {
     }
 
     /// `{"type":"error","ref":…,"code":…,"message":…}`
-    static func error(_ error: ProtocolError, ref: JSONValue?) -> OutboundMessage {
+    static func error(_ error: ProtocolError, ref: Ref?) -> OutboundMessage {
         frame { writer in
             writer.writeRaw(#"{"type":"error""#)
             writeRef(ref, &writer)
@@ -145,7 +146,7 @@ enum ServerMessage {
     }
 
     /// `{"type":"pong","ref":…}`
-    static func pong(ref: JSONValue?) -> OutboundMessage {
+    static func pong(ref: Ref?) -> OutboundMessage {
         frame { writer in
             writer.writeRaw(#"{"type":"pong""#)
             writeRef(ref, &writer)

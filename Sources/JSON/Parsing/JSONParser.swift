@@ -32,6 +32,37 @@ public struct JSONParser: Sendable {
         return try cursor.parseDocument()
     }
 
+    /// Parses one JSON text from raw bytes and reports where each member value of its
+    /// top-level object was written: byte offsets into `bytes`, empty when the top level is
+    /// not an object. A repeated key reports its last value, the one the object keeps.
+    ///
+    /// For a reader that must hand a member back exactly as it was sent (the protocol's
+    /// `ref`): the parsed value alone would write `1E2` back as `100.0` and `"\u0041"` as
+    /// `"A"`.
+    public func parseWithMemberRanges(
+        _ bytes: UnsafeRawBufferPointer
+    ) throws(JSONParseError) -> (value: JSONValue, memberRanges: [String: Range<Int>]) {
+        let buffer = UnsafeBufferPointer(
+            start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+            count: bytes.count
+        )
+        var cursor = ParserCursor(bytes: buffer, maximumDepth: maximumDepth, options: options)
+        cursor.topLevelRanges = [:]
+        let value = try cursor.parseDocument()
+        return (value, cursor.topLevelRanges ?? [:])
+    }
+
+    /// Parses one JSON text from a byte array, with the ranges of its top-level members;
+    /// see `parseWithMemberRanges(_:)` on raw bytes.
+    public func parseWithMemberRanges(
+        _ bytes: [UInt8]
+    ) throws(JSONParseError) -> (value: JSONValue, memberRanges: [String: Range<Int>]) {
+        let result: Result<(value: JSONValue, memberRanges: [String: Range<Int>]), JSONParseError> = bytes.withUnsafeBytes { raw in
+            Result { () throws(JSONParseError) in try parseWithMemberRanges(raw) }
+        }
+        return try result.get()
+    }
+
     /// Parses one JSON text from a byte array.
     public func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
         let result: Result<JSONValue, JSONParseError> = bytes.withUnsafeBytes { raw in

@@ -10,6 +10,9 @@ struct ParserCursor {
     var position = 0
     var depth = 0
     var scratch: [UInt8] = []
+    /// Where each member value of the top-level object was written, when asked for
+    /// (`JSONParser.parseWithMemberRanges`); nil otherwise, so that nothing is recorded.
+    var topLevelRanges: [String: Range<Int>]?
 
     init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, options: JSONParser.Options = []) {
         self.bytes = bytes
@@ -97,7 +100,15 @@ struct ParserCursor {
                 throw failure(.unexpectedCharacter, "unexpected \(describeByte(at: position)), expected ':' after the key")
             }
             position += 1
-            let value = try parseValue()
+            let value: JSONValue
+            if depth == 1, topLevelRanges != nil {
+                skipWhitespace()
+                let valueStart = position
+                value = try parseValue()
+                topLevelRanges?[key] = valueStart..<position
+            } else {
+                value = try parseValue()
+            }
             entries.append(JSONObject.Entry(key: key, value: value))
             skipWhitespace()
             guard position < bytes.count else {

@@ -1,5 +1,19 @@
 /// RFC 6902 JSON Patch: computing a patch between two documents and applying one.
 public enum JSONPatch {
+    /// When `diff` takes two values to be the same (and emits nothing for them).
+    public enum Equality: Sendable {
+        /// JSON equality: `1` and `1.0` are equal, and so are objects whose members come
+        /// in another order.
+        case json
+        /// The same text, as `JSONWriter` writes it: `1` and `1.0` differ (a `replace`),
+        /// and so do strings that are only canonically equivalent, and objects whose
+        /// members come in another order (a `replace` of the object). Applying the patch
+        /// to a copy of `old` then gives a copy of `new` that is written byte for byte
+        /// the same, which is what a server needs whose snapshots must match the copies
+        /// its subscribers patched.
+        case text
+    }
+
     /// Applies `operations` in order and returns the patched document.
     ///
     /// Atomic: when an operation fails, the error names it (`operationIndex`) and says why,
@@ -30,14 +44,15 @@ public enum JSONPatch {
     /// diffed in place (a toggled flag deep in a long list is one `replace`). Subtrees
     /// that both documents share (copy-on-write) are skipped in O(1). Where the
     /// operations for a value would serialize larger than the value itself, a single
-    /// `replace` of that value is emitted instead. Equal documents give `[]`; equality is
-    /// JSON equality, so `1` and `1.0`, or objects differing only in member order, are equal.
+    /// `replace` of that value is emitted instead. Equal documents give `[]`; with
+    /// `.json` equality (the default) `1` and `1.0`, or objects differing only in member
+    /// order, are equal; with `.text` they are not (see `Equality`).
     ///
     /// One element moved inside an array (a removal and an insertion of the same value)
     /// comes out as a single `move`.
-    public static func diff(from old: JSONValue, to new: JSONValue) -> [PatchOperation] {
-        var differ = PatchDiffer()
+    public static func diff(from old: JSONValue, to new: JSONValue, equality: Equality = .json) -> [PatchOperation] {
+        var differ = PatchDiffer(equality: equality)
         differ.diff(old, new)
-        return MoveDetection.collapse(differ.operations, in: old)
+        return MoveDetection.collapse(differ.operations, in: old, equality: equality)
     }
 }

@@ -10,11 +10,11 @@ extension PatchDiffer {
     mutating func diffArrays(_ old: [JSONValue], _ new: [JSONValue]) -> Int {
         let shorter = min(old.count, new.count)
         var prefix = 0
-        while prefix < shorter, Self.same(old[prefix], new[prefix]) {
+        while prefix < shorter, same(old[prefix], new[prefix]) {
             prefix += 1
         }
         var suffix = 0
-        while suffix < shorter - prefix, Self.same(old[old.count - 1 - suffix], new[new.count - 1 - suffix]) {
+        while suffix < shorter - prefix, same(old[old.count - 1 - suffix], new[new.count - 1 - suffix]) {
             suffix += 1
         }
         let oldMiddle = old[prefix..<(old.count - suffix)]
@@ -22,7 +22,7 @@ extension PatchDiffer {
         if oldMiddle.isEmpty || newMiddle.isEmpty || (oldMiddle.count == 1 && newMiddle.count == 1) {
             return emitGap(oldMiddle, newMiddle, at: prefix)
         }
-        guard let matches = Self.alignment(oldMiddle, newMiddle) else {
+        guard let matches = alignment(oldMiddle, newMiddle) else {
             return emitGap(oldMiddle, newMiddle, at: prefix)
         }
         var size = 0
@@ -67,19 +67,16 @@ extension PatchDiffer {
         return size
     }
 
-    private static func same(_ left: JSONValue, _ right: JSONValue) -> Bool {
-        left.isIdentical(to: right) || left == right
-    }
-
     /// The pairs of positions (old, new) of a longest common subsequence, in order, or
     /// `nil` when the arrays differ in more places than the work budget allows.
-    static func alignment(_ old: ArraySlice<JSONValue>, _ new: ArraySlice<JSONValue>) -> [(Int, Int)]? {
+    func alignment(_ old: ArraySlice<JSONValue>, _ new: ArraySlice<JSONValue>) -> [(Int, Int)]? {
         let total = old.count + new.count
         let maximumEdits = min(total, 512, max(64, 4_000_000 / total))
         let oldHashes = old.map(\.hashValue)
         let newHashes = new.map(\.hashValue)
         func equal(_ x: Int, _ y: Int) -> Bool {
-            oldHashes[x] == newHashes[y] && old[old.startIndex + x] == new[new.startIndex + y]
+            // Values the same under either equality are equal as JSON, so their hashes agree.
+            oldHashes[x] == newHashes[y] && same(old[old.startIndex + x], new[new.startIndex + y])
         }
         guard let pairs = MyersAlignment.matches(
             oldCount: old.count, newCount: new.count, maximumEdits: maximumEdits, equal: equal

@@ -5,6 +5,8 @@
 /// the serialized size of what it emitted, so every level can compare its operations
 /// against one `replace` of its new value, counting each operation once.
 struct PatchDiffer {
+    /// When two values count as the same.
+    let equality: JSONPatch.Equality
     private(set) var operations: [PatchOperation] = []
     private var tokens: [String] = []
     /// Serialized length of `tokens` as a pointer inside a JSON string, without quotes.
@@ -16,6 +18,18 @@ struct PatchDiffer {
     private static let addOverhead = #"{"op":"add","path":"","value":},"#.utf8.count
     private static let removeOverhead = #"{"op":"remove","path":""},"#.utf8.count
 
+    init(equality: JSONPatch.Equality = .json) {
+        self.equality = equality
+    }
+
+    /// Whether `old` and `new` are the same under `equality` (shared storage first).
+    func same(_ old: JSONValue, _ new: JSONValue) -> Bool {
+        switch equality {
+        case .json: old.isIdentical(to: new) || old == new
+        case .text: old.hasSameText(as: new)
+        }
+    }
+
     /// Appends the operations that turn `old` into `new` at the current location.
     mutating func diff(_ old: JSONValue, _ new: JSONValue) {
         _ = diffValue(old, new)
@@ -25,6 +39,9 @@ struct PatchDiffer {
     mutating func diffValue(_ old: JSONValue, _ new: JSONValue) -> Int {
         if case .object(let oldObject) = old, case .object(let newObject) = new {
             if oldObject.isIdentical(to: newObject) { return 0 }
+            if equality == .text, !oldObject.keepsOrder(becoming: newObject) {
+                return emitReplace(new)
+            }
             let start = operations.count
             let size = diffObjects(oldObject, newObject)
             return replaceIfSmaller(new, than: size, since: start)
@@ -35,7 +52,7 @@ struct PatchDiffer {
             let size = diffArrays(oldArray, newArray)
             return replaceIfSmaller(new, than: size, since: start)
         }
-        if old == new { return 0 }
+        if same(old, new) { return 0 }
         return emitReplace(new)
     }
 

@@ -42,8 +42,9 @@ extension JSONValue: Equatable {
     /// Whether both values are the same null, boolean or number, or share one container
     /// storage; O(1). Strings are never identical (they have no public identity).
     ///
-    /// Implies equality. The differ uses it to skip subtrees that two versions of a
-    /// copy-on-write document still share; `false` only means "compare deeper".
+    /// Implies equality, and the same text (`hasSameText(as:)`). The differ uses it to skip
+    /// subtrees that two versions of a copy-on-write document still share; `false` only
+    /// means "compare deeper".
     public func isIdentical(to other: JSONValue) -> Bool {
         switch self {
         case .null:
@@ -53,7 +54,8 @@ extension JSONValue: Equatable {
         case .int(let left):
             if case .int(let right) = other { return left == right }
         case .double(let left):
-            if case .double(let right) = other { return left == right }
+            // Bit for bit, so that 0.0 and -0.0 (equal, but written differently) are not.
+            if case .double(let right) = other { return left.bitPattern == right.bitPattern }
         case .array(let left):
             if case .array(let right) = other { return Self.isIdentical(left, right) }
         case .object(let left):
