@@ -10,11 +10,11 @@ extension ServerCore {
     func confirmUpgrade(_ wsi: OpaquePointer, upgrade: String?) -> Int32 {
         guard upgrade?.lowercased() == "websocket" else { return 0 }
         if let refusal = handshakeRefusal(wsi) {
-            respond(wsi, status: refusal.status, body: refusal.body, headers: refusal.headers)
+            respond(wsi, HTTPResponse(status: Int(refusal.status), body: Array(refusal.body.utf8)), headers: refusal.headers)
             return 1
         }
         let path = requestPath(wsi)
-        if path != configuration.webSocketPath {
+        if path != configuration.webSocketPath && !isEchoPath(path) {
             return refuseUpgrade(wsi, 404, "no WebSocket endpoint at \(path); use \(configuration.webSocketPath)")
         }
         if refusingConnections.load(ordering: .relaxed) {
