@@ -27,6 +27,11 @@ final class ServerCore: @unchecked Sendable {
     let allClosed = Latch()
     /// Upgrades refused for their Origin (metrics).
     let originsRejected = Atomic<Int>(0)
+    /// The room lws keeps for a request's headers (its default is 4096 bytes for all of
+    /// them): enough for a token of the longest length accepted (8192 bytes) in `?token=`
+    /// or in `Authorization`, and for a longer one, so that it is refused with 401
+    /// `malformed` rather than the connection dropped without an answer.
+    static let headerBufferBytes = 16384
 
     // Service thread.
     var connections: [ConnectionID: Connection] = [:]
@@ -101,6 +106,7 @@ final class ServerCore: @unchecked Sendable {
             info.ssl_private_key_filepath = UnsafePointer(cString(tls.keyFile))
         }
         info.user = Unmanaged.passUnretained(self).toOpaque()
+        info.max_http_header_data = UInt16(Self.headerBufferBytes)
         // fd_limit_per_thread stays 0: lws then sizes its fd table from the process limit
         // (raised above) and finds a socket's connection by index; a smaller explicit limit
         // makes it search the table linearly.
