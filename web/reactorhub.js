@@ -470,7 +470,11 @@ export class ReactorHubClient {
     socket.onclose = (event) => {
       if (socket === this._socket) this._lost(event?.code ?? 1006, event?.reason ?? '', opened);
     };
-    socket.onerror = () => {}; // a close event follows
+    // Once open, a close event follows an error. Before it opened, Node's WebSocket (undici)
+    // fires only the error when the upgrade is refused (a 401 or 403): that attempt is over.
+    socket.onerror = () => {
+      if (socket === this._socket && !opened) this._lost(1006, '', false);
+    };
   }
 
   // The connection is gone (closed by the server, the network, or given up by the heartbeat).

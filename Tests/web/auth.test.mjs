@@ -306,3 +306,19 @@ test('close() stops the refresh timer and ignores a token that arrives later', a
   other.client.close();
   assert.deepEqual(timers.pendingDelays, []);
 });
+
+test('an upgrade refused with only an error event (Node) is a failed attempt that fetches a fresh token', () => {
+  let calls = 0;
+  const { client, statuses } = makeClient({ token: () => { calls += 1; return tokenFor(600, calls); } });
+  const refused = FakeWebSocket.last;
+  refused.onerror?.({ type: 'error' }); // no close event follows
+  assert.equal(client.status, 'reconnecting');
+  assert.deepEqual(statuses.at(-1), { status: 'reconnecting', code: 1006, reason: '', attempt: 1, delayMs: 188 });
+  timers.advance(188);
+  assert.equal(calls, 2);
+  assert.equal(FakeWebSocket.instances.length, 2);
+  // Once open, an error waits for its close event.
+  openWithHello(FakeWebSocket.last);
+  FakeWebSocket.last.onerror?.({ type: 'error' });
+  assert.equal(client.status, 'open');
+});
