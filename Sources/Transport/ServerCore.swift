@@ -104,6 +104,9 @@ final class ServerCore: @unchecked Sendable {
             info.options |= rh_lws_option_ssl_global_init()
             info.ssl_cert_filepath = UnsafePointer(cString(tls.certFile))
             info.ssl_private_key_filepath = UnsafePointer(cString(tls.keyFile))
+            // HTTP/1.1 only: lws would otherwise offer h2 by ALPN, which every browser takes,
+            // and the responses, refusals and upgrades here are written for HTTP/1.1.
+            info.alpn = UnsafePointer(cString("http/1.1"))
         }
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.max_http_header_data = UInt16(Self.headerBufferBytes)

@@ -145,3 +145,21 @@ def test_files_that_are_not_pem_stop_the_start_naming_the_key(tmp_path, certific
     assert status == 2 and lines == [f"reactorhub: tls.certFile: {garbage} holds no PEM certificate"], lines
     status, lines = start_failure(tmp_path, {"certFile": str(cert), "keyFile": str(garbage)})
     assert status == 2 and len(lines) == 1 and lines[0].startswith(f"reactorhub: tls.keyFile: {garbage} holds no PEM private key"), lines
+
+
+def test_alpn_settles_on_http_1_1_even_when_h2_is_offered_first(daemon_factory, certificate):
+    # Regression: lws offered h2 by default; browsers took it and the page, the HTTP endpoints
+    # and the WebSocket upgrade (all written for HTTP/1.1) failed over https.
+    import socket
+    cert, key = certificate
+    hub = daemon_factory(tls_config(cert, key))
+    context = verifying_context(cert)
+    context.set_alpn_protocols(["h2", "http/1.1"])
+    with socket.create_connection(("127.0.0.1", hub.port), timeout=10) as raw:
+        with context.wrap_socket(raw, server_hostname="127.0.0.1") as tls:
+            assert tls.selected_alpn_protocol() == "http/1.1"
+            tls.sendall(f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{hub.port}\r\nConnection: close\r\n\r\n".encode())
+            answer = b""
+            while chunk := tls.recv(4096):
+                answer += chunk
+    assert answer.startswith(b"HTTP/1.1 200 OK\r\n") and answer.endswith(b"\r\n\r\nok\n")
