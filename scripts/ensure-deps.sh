@@ -2,7 +2,8 @@
 # Installs what ReactorHub needs and is missing, on Debian. Idempotent and quiet when
 # everything is already there.
 #   ensure-deps.sh run    what the daemon needs to build and run (libwebsockets-dev, libssl-dev)
-#   ensure-deps.sh test   plus what the test suites use (Python packages, websocat,
+#   ensure-deps.sh test   plus what the test suites use (Python packages including PyJWT and
+#                         cryptography, websocat, openssl and curl for the TLS and security suites,
 #                         Debian's chromium and chromium-driver, node, sqlite)
 #   ensure-deps.sh bench  plus the benchmark baselines (libwebsockets-test-server, node-ws)
 set -euo pipefail
@@ -15,7 +16,7 @@ as_root() {
 
 apt_packages=(libwebsockets-dev libssl-dev pkg-config)
 case "$mode" in
-  test) apt_packages+=(chromium chromium-driver nodejs libsqlite3-dev sqlite3) ;;
+  test) apt_packages+=(chromium chromium-driver nodejs libsqlite3-dev sqlite3 openssl curl) ;;
   bench) apt_packages+=(libwebsockets-test-server node-ws nodejs libsqlite3-dev) ;;
   run) apt_packages+=(libsqlite3-dev) ;;
   *) echo "usage: $0 run|test|bench" >&2; exit 2 ;;
