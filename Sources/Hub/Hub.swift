@@ -34,7 +34,7 @@ public final class Hub: TransportHandler, Sendable {
     let state = Locked(State())
     private let helloReactors: [UInt8]
     let shutdownRequested = Latch()
-    /// Tokens verified at the upgrade, taken when the connection opens.
+    /// Tokens verified at the upgrade, by their text (`verifyAtUpgrade`).
     let verifiedAtUpgrade = Locked<[String: VerifiedToken]>([:])
     /// Token refusals, by reason.
     let authFailures = ReasonCounter()

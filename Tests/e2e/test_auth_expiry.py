@@ -5,7 +5,7 @@ leaves every reactor the new rights no longer allow to read, with an unsolicited
 (reason `forbidden`) for each. Codes, reasons and orders are asserted, never durations."""
 import time
 
-from auth_support import Client, auth_config, decode_payload, read_state, token
+from auth_support import Client, auth_config, decode_payload, read_state, refused, token
 
 SHORT = 2  # seconds: a token's whole life in these tests
 
@@ -42,6 +42,8 @@ def test_a_refresh_before_exp_keeps_the_connection_open_past_the_first_exp(daemo
     while time.time() <= first_exp + 0.5:
         assert refreshed.ping()["type"] == "pong"
         time.sleep(0.1)
+    # The daemon keeps what it verified of a token, but not past its exp.
+    assert refused(hub.url, token=first) == (401, "expired\n")
     assert refreshed.act("doc/refresh", {"type": "set", "path": "/alive", "value": True})["type"] == "ack"
     assert refreshed.ping()["type"] == "pong"
     assert [f for f in refreshed.unsolicited if f["type"] not in ("patch",)] == []

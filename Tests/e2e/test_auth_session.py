@@ -141,3 +141,27 @@ def test_sub_patterns_give_each_user_a_reactor_of_their_own(daemon_factory):
     assert bob.join("doc/notes-bob")["type"] == "snapshot"
     assert read_state(hub.url, "doc/notes-alice") == (1, {"t": "mine"})
     assert read_state(hub.url, "doc/notes-bob") == (0, {})
+
+
+def test_the_bearer_scheme_is_read_in_any_case_and_other_schemes_carry_no_token(daemon_factory):
+    hub = daemon_factory(auth_config())
+    text = token("alice")
+    for header in (f"Bearer {text}", f"bearer {text}", f"BEARER   {text}", f"Bearer {text}  \t"):
+        assert Client(hub.url, headers={"Authorization": header}).hello["user"] == "alice", header
+    for header in ("Basic YWxpY2U6c2VjcmV0", f"Bearer{text}", "Bearer"):
+        hello = Client(hub.url, headers={"Authorization": header}).hello
+        assert hello["auth"] == "required" and "user" not in hello, header
+    # ?token= wins over the header
+    assert Client(hub.url, token=token("bob"), headers={"Authorization": f"Bearer {text}"}).hello["user"] == "bob"
+
+
+def test_the_same_token_on_many_connections_and_after_its_revocation(daemon_factory):
+    # The daemon keeps what it verified of a token; that must not outlive a revocation.
+    hub = daemon_factory(auth_config(admin={"token": "admin-0123"}))
+    shared = token("alice", iat=int(time.time()) - 5)
+    clients = [Client(hub.url, token=shared) for _ in range(5)] + [Client(hub.url, bearer=shared) for _ in range(5)]
+    assert [c.hello["user"] for c in clients] == ["alice"] * 10
+    from auth_support import http, refused
+    assert http("POST", f"{hub.http_url}/admin/revoke", {"sub": "alice"}, bearer="admin-0123") == (200, '{"closed":10}')
+    assert refused(hub.url, token=shared) == (401, "revoked\n")
+    assert refused(hub.url, bearer=shared) == (401, "revoked\n")
