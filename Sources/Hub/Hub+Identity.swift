@@ -1,5 +1,4 @@
 import Auth
-import Dispatch
 import Foundation
 import JSON
 import Logging
@@ -64,7 +63,7 @@ extension Hub {
         guard let policy = configuration.auth else { return }
         switch identity {
         case .awaiting:
-            after(policy.timeout) { [weak self] in
+            setIdentityTimer(for: id, after: policy.timeout) { [weak self] in
                 guard let self, let session = self.state.withLock({ $0.sessions[id] }), !session.identity.isAuthenticated else { return }
                 self.logger.info("closing: no valid token in time", metadata: ["session": id.description])
                 self.transport.close(id, code: .policyViolation, reason: "authentication timeout", afterFlush: true)
@@ -79,7 +78,7 @@ extension Hub {
     private func armExpiry(for id: ConnectionID, token: VerifiedToken, policy: AuthPolicy) {
         let deadline = policy.verifier.deadline(of: token)
         let delay = max(deadline.timeIntervalSinceNow, 0)
-        after(.milliseconds(Int(delay * 1000) + 1)) { [weak self] in
+        setIdentityTimer(for: id, after: .milliseconds(Int(delay * 1000) + 1)) { [weak self] in
             guard let self, let session = self.state.withLock({ $0.sessions[id] }),
                   case .user(let current) = session.identity, policy.verifier.deadline(of: current) <= Date()
             else { return }
@@ -88,9 +87,15 @@ extension Hub {
         }
     }
 
-    private func after(_ delay: Duration, _ body: @escaping @Sendable () -> Void) {
-        let nanoseconds = max(0, Int(delay.components.seconds) * 1_000_000_000 + Int(delay.components.attoseconds / 1_000_000_000))
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: body)
+    /// The connection's one identity timer, replacing (and cancelling) the one before.
+    private func setIdentityTimer(for id: ConnectionID, after delay: Duration, _ body: @escaping @Sendable () -> Void) {
+        let timer = IdentityTimer(after: delay, body)
+        identityTimers.withLock { $0.updateValue(timer, forKey: id) }?.cancel()
+    }
+
+    /// Cancels the connection's identity timer (it closed).
+    func cancelIdentityTimer(for id: ConnectionID) {
+        identityTimers.withLock { $0.removeValue(forKey: id) }?.cancel()
     }
 
     /// `{"type":"auth","token":…}`: authenticate, or refresh with a token for the same user.

@@ -36,6 +36,8 @@ public final class Hub: TransportHandler, Sendable {
     let shutdownRequested = Latch()
     /// Tokens verified at the upgrade, by their text (`verifyAtUpgrade`).
     let verifiedAtUpgrade = Locked<[String: VerifiedToken]>([:])
+    /// Each connection's auth timeout or expiry timer, cancelled when it closes.
+    let identityTimers = Locked<[ConnectionID: IdentityTimer]>([:])
     /// Token refusals, by reason.
     let authFailures = ReasonCounter()
 
@@ -132,6 +134,7 @@ public final class Hub: TransportHandler, Sendable {
             }
         }
         delivery.closed(id)
+        cancelIdentityTimer(for: id)
         logger.info(
             "connection closed",
             metadata: [
