@@ -4,8 +4,9 @@
 # each round (the machine is shared, so both see the same neighbours):
 #
 #   connect  N connections opened 256 at a time, each joining one of 20 `doc` reactors:
-#            no auth section and no token, versus auth (HS256) with a token in ?token=,
-#            and in an Authorization header
+#            no auth section and no token, versus auth (HS256) with one token for all in
+#            ?token=, the same in an Authorization header, and N distinct tokens (one per
+#            connection, each verified)
 #   fanout   100 subscribers on one `doc`, saturation (windows 16, 64, 256): ws:// versus
 #            wss:// (the bench client's TLS is libssl, in the same process and thread)
 #   rate     500 actions/s to 100 subscribers for 8 s: ws:// versus wss://
@@ -68,6 +69,19 @@ for name, extra in variants.items():
     json.dump({**base, **extra}, open(f"{work}/{name}.json", "w"))
 EOF
 token=$("$daemon" token --config "$work/auth.json" --sub bench --read 'doc/*' --act 'doc/*' --ttl 2h)
+# N distinct tokens (sub bench-0 … bench-N-1), HS256 with the same secret (Python's stdlib).
+python3 - "$secret" "$connections" > "$work/tokens.txt" <<'EOF'
+import base64, hashlib, hmac, json, sys, time
+secret, count = sys.argv[1].encode(), int(sys.argv[2])
+encode = lambda data: base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+header = encode(json.dumps({"alg": "HS256", "typ": "JWT"}, separators=(",", ":")).encode())
+now = int(time.time())
+for index in range(count):
+    claims = {"sub": f"bench-{index}", "iat": now, "exp": now + 7200, "rh": {"read": ["doc/*"], "act": ["doc/*"]}}
+    body = encode(json.dumps(claims, separators=(",", ":")).encode())
+    signature = encode(hmac.new(secret, f"{header}.{body}".encode(), hashlib.sha256).digest())
+    print(f"{header}.{body}.{signature}")
+EOF
 results="$work/results.jsonl"
 : > "$results"
 
@@ -111,7 +125,8 @@ for round in $(seq 1 "$rounds"); do
   for which in "${order[@]}"; do
     if [ "$which" = base ]; then run "$round" connect-no-auth plain "${connect[@]}"
     else run "$round" connect-token-query auth "${connect[@]}" --token "$token"
-         run "$round" connect-token-header auth "${connect[@]}" --token "$token" --token-header; fi
+         run "$round" connect-token-header auth "${connect[@]}" --token "$token" --token-header
+         run "$round" connect-distinct-tokens auth "${connect[@]}" --token-file "$work/tokens.txt"; fi
   done
   for which in "${order[@]}"; do
     if [ "$which" = base ]; then run "$round" fanout-ws plain "${fanout[@]}"; else run "$round" fanout-wss tls "${fanout[@]}"; fi
@@ -131,11 +146,12 @@ print("\nsummary (numbers, not assertions):")
 for round, named in sorted(by.items()):
     def cps(name):
         r = named[name]
-        return r["joined"] / r["connectSeconds"], r["failed"]
-    base, _ = cps("connect-no-auth")
-    for name in ("connect-no-auth", "connect-token-query", "connect-token-header"):
-        value, failed = cps(name)
-        print(f"round {round}  {name:22} {value:9.0f} connections/s  ({value / base:.2f}x, {failed} failed)")
+        return r["joined"] / r["connectSeconds"], r["failed"], r.get("serverCPUSeconds", 0) * 1e6 / max(r["joined"], 1)
+    base, _, base_cpu = cps("connect-no-auth")
+    for name in ("connect-no-auth", "connect-token-query", "connect-token-header", "connect-distinct-tokens"):
+        value, failed, cpu = cps(name)
+        print(f"round {round}  {name:24} {value:7.0f} connections/s ({value / base:.2f}x, {failed} failed);"
+              f" server CPU {cpu:5.1f} µs per connection ({cpu - base_cpu:+.1f})")
     ws, wss = named["fanout-ws"], named["fanout-wss"]
     for name, r in (("fanout-ws", ws), ("fanout-wss", wss)):
         print(f"round {round}  {name:22} {r['updatesPerSecond']:12.0f} updates/s  ({r['updatesPerSecond'] / ws['updatesPerSecond']:.2f}x)"

@@ -49,8 +49,9 @@ struct Endpoint {
     var subprotocol: String = ""
     /// `wss://`: TLS (libssl) under the WebSocket.
     var secure = false
-    /// A token for the upgrade: `?token=` in the path, or an `Authorization: Bearer` header.
-    var token: String?
+    /// Tokens for the upgrade: `?token=` in the path, or an `Authorization: Bearer` header;
+    /// connection i presents tokens[i % count] (none when empty).
+    var tokens: [String] = []
     var tokenInHeader = false
 
     /// Parses `ws://HOST:PORT/PATH` or `wss://HOST:PORT/PATH`.
@@ -91,7 +92,8 @@ final class Loop<W: Workload> {
     let epoll: Int32
     let endpoint: Endpoint
     private var address = sockaddr_in()
-    private let request: [UInt8]
+    /// The upgrade request of each token (one, without tokens); see `request(for:)`.
+    private let requests: [[UInt8]]
     private(set) var connections: [Connection] = []
     unowned(unsafe) var workload: W! = nil
     private let readBuffer: UnsafeMutablePointer<UInt8>
@@ -124,21 +126,23 @@ final class Loop<W: Workload> {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = endpoint.port.bigEndian
         inet_pton(AF_INET, endpoint.host, &address.sin_addr)
-        var target = endpoint.path
-        if let token = endpoint.token, !endpoint.tokenInHeader {
-            target += (target.contains("?") ? "&" : "?") + "token=" + token
+        requests = (endpoint.tokens.isEmpty ? [nil] : endpoint.tokens.map(Optional.some)).map { token in
+            var target = endpoint.path
+            if let token, !endpoint.tokenInHeader {
+                target += (target.contains("?") ? "&" : "?") + "token=" + token
+            }
+            var text = "GET \(target) HTTP/1.1\r\nHost: \(endpoint.host):\(endpoint.port)\r\n"
+            text += "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            if let token, endpoint.tokenInHeader {
+                text += "Authorization: Bearer \(token)\r\n"
+            }
+            text += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+            if !endpoint.subprotocol.isEmpty {
+                text += "Sec-WebSocket-Protocol: \(endpoint.subprotocol)\r\n"
+            }
+            text += "\r\n"
+            return Array(text.utf8)
         }
-        var text = "GET \(target) HTTP/1.1\r\nHost: \(endpoint.host):\(endpoint.port)\r\n"
-        text += "Upgrade: websocket\r\nConnection: Upgrade\r\n"
-        if let token = endpoint.token, endpoint.tokenInHeader {
-            text += "Authorization: Bearer \(token)\r\n"
-        }
-        text += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
-        if !endpoint.subprotocol.isEmpty {
-            text += "Sec-WebSocket-Protocol: \(endpoint.subprotocol)\r\n"
-        }
-        text += "\r\n"
-        request = Array(text.utf8)
         if endpoint.secure {
             tlsContext = bench_ssl_client_context()
             precondition(tlsContext != nil, "SSL_CTX_new failed")
@@ -285,7 +289,7 @@ final class Loop<W: Workload> {
                 return secure(connection)
             }
             connection.phase = .handshaking
-            connection.outgoing = request
+            connection.outgoing = requests[connection.id % requests.count]
         }
         flush(connection)
     }
@@ -296,7 +300,7 @@ final class Loop<W: Workload> {
         let result = SSL_do_handshake(tls)
         if result == 1 {
             connection.phase = .handshaking
-            connection.outgoing = request
+            connection.outgoing = requests[connection.id % requests.count]
             return flush(connection)
         }
         switch SSL_get_error(tls, result) {

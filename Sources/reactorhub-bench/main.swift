@@ -45,6 +45,8 @@ common options:
                       certificate is not verified: loopback, self-signed); IPv4 or localhost;
                       default ws://127.0.0.1:8080/ws
   --token T           a token for a daemon with auth: sent as ?token=T on every upgrade
+  --token-file FILE   one token per line; connection i sends line i (mod their count):
+                      distinct tokens, each verified by the daemon
   --token-header      send the token as `Authorization: Bearer T` instead
   --protocol P        reactorhub or mirror (default: reactorhub for fanout and idle,
                       mirror for raw)
@@ -117,7 +119,7 @@ struct UsageError: Error {
 let known: Set<String> = [
     "--url", "--protocol", "--subprotocol", "--server-pid", "--batch", "--label", "--subscribers", "--senders",
     "--window", "--rate", "--warmup", "--duration", "--size", "--reactor", "--connections", "--reactors", "--hold", "--turn-pause-us", "--repeat",
-    "--token",
+    "--token", "--token-file",
 ]
 
 func main() -> Int32 {
@@ -155,13 +157,18 @@ func main() -> Int32 {
             throw UsageError("--url must be ws://HOST:PORT/PATH or wss://HOST:PORT/PATH with an IPv4 host, not '\(url)'")
         }
         if let token = arguments.values["--token"] {
-            guard !token.isEmpty, token.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
-                throw UsageError("--token takes a token without spaces (a JWT)")
-            }
-            endpoint.token = token
-            endpoint.tokenInHeader = arguments.flags.contains("--token-header")
-        } else if arguments.flags.contains("--token-header") {
-            throw UsageError("--token-header needs --token")
+            endpoint.tokens = [token]
+        }
+        if let file = arguments.values["--token-file"] {
+            guard let text = readSmallFile(file) else { throw UsageError("--token-file: cannot read \(file)") }
+            endpoint.tokens += text.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+        }
+        guard endpoint.tokens.allSatisfy({ token in token.allSatisfy { $0.isASCII && !$0.isWhitespace } }) else {
+            throw UsageError("--token and --token-file take tokens without spaces (JWTs)")
+        }
+        if arguments.flags.contains("--token-header") {
+            guard !endpoint.tokens.isEmpty else { throw UsageError("--token-header needs --token or --token-file") }
+            endpoint.tokenInHeader = true
         }
         var server: WatchedProcess?
         if arguments.values["--server-pid"] != nil {
