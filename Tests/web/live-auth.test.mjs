@@ -120,13 +120,13 @@ function liveAuthTests() {
   test('the token is refreshed before exp and the connection outlives the first token', async () => {
     const issued = [];
     const { hub, statuses, frames } = client({
-      tokenRefreshLeadMs: 1500,
-      token: async () => { const t = sign('carol', 3); issued.push(t); return t; },
+      tokenRefreshLeadMs: 2500,
+      token: async () => { const t = sign('carol', 5); issued.push(t); return t; },
     });
     await until(() => hub.user === 'carol', 'carol');
     const firstExp = tokenExpiry(issued[0]);
     await hub.join('doc/carol');
-    await until(() => frames.some((f) => f.message?.type === 'authed'), 'the first refresh', 10000);
+    await until(() => frames.some((f) => f.message?.type === 'authed'), 'the first refresh', 15000);
     assert.equal(issued.length >= 2, true);
     await until(() => Date.now() > firstExp * 1000 + 500, 'past the first exp');
     assert.equal(hub.status, 'open');
@@ -139,7 +139,7 @@ function liveAuthTests() {
     const issued = [];
     // The refresh gets a token signed with another secret: refused (unauthenticated), so the
     // server closes the connection at exp; the reconnect then asks for a token again.
-    const tokens = [() => sign('dave', 2), () => sign('dave', 600, undefined, 'wrong-secret-0123456789abcdef0123456789'), () => sign('dave', 600)];
+    const tokens = [() => sign('dave', 4), () => sign('dave', 600, undefined, 'wrong-secret-0123456789abcdef0123456789'), () => sign('dave', 600)];
     const { hub, statuses, errors } = client({
       tokenRefreshLeadMs: 1000,
       token: async () => { const t = tokens[Math.min(issued.length, 2)](); issued.push(t); return t; },
