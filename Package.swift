@@ -47,8 +47,13 @@ let package = Package(
         .executableTarget(name: "reactorhub", dependencies: ["ReactorHubServer"], swiftSettings: strict),
 
         .systemLibrary(name: "CBenchSys", path: "Sources/reactorhub-bench/CBenchSys"),
+        // libssl, for the load generator's wss:// client only (the daemon's TLS is lws').
+        .systemLibrary(
+            name: "CBenchSSL", path: "Sources/reactorhub-bench/CBenchSSL", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]
+        ),
         .executableTarget(
-            name: "reactorhub-bench", dependencies: ["CBenchSys"], exclude: ["CBenchSys"], swiftSettings: strict
+            name: "reactorhub-bench", dependencies: ["CBenchSys", "CBenchSSL"], exclude: ["CBenchSys", "CBenchSSL"],
+            swiftSettings: strict
         ),
         .executableTarget(name: "json-bench", dependencies: ["JSON"], swiftSettings: strict),
         .executableTarget(name: "reactor-bench", dependencies: ["Reactor"], swiftSettings: strict),

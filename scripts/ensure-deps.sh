@@ -3,8 +3,9 @@
 # everything is already there.
 #   ensure-deps.sh run    what the daemon needs to build and run (libwebsockets-dev,
 #                         libssl-dev, libhiredis-dev)
-#   ensure-deps.sh test   plus what the test suites use (Python packages, websocat,
-#                         Debian's chromium and chromium-driver, node, sqlite, redis-server)
+#   ensure-deps.sh test   plus what the test suites use (Python packages including PyJWT and
+#                         cryptography, websocat, openssl and curl for the TLS and security
+#                         suites, Debian's chromium and chromium-driver, node, sqlite, redis-server)
 #   ensure-deps.sh bench  plus the benchmark baselines (libwebsockets-test-server, node-ws)
 set -euo pipefail
 mode=${1:-run}
@@ -16,7 +17,7 @@ as_root() {
 
 apt_packages=(libwebsockets-dev libssl-dev libhiredis-dev pkg-config)
 case "$mode" in
-  test) apt_packages+=(chromium chromium-driver nodejs libsqlite3-dev sqlite3 redis-server) ;;
+  test) apt_packages+=(chromium chromium-driver nodejs libsqlite3-dev sqlite3 redis-server openssl curl) ;;
   bench) apt_packages+=(libwebsockets-test-server node-ws nodejs libsqlite3-dev) ;;
   run) apt_packages+=(libsqlite3-dev) ;;
   *) echo "usage: $0 run|test|bench" >&2; exit 2 ;;

@@ -12,8 +12,9 @@ export const PROTOCOL = 'reactorhub.v1';
 const ADDRESS = /^[a-z][a-z0-9-]{0,31}\/[A-Za-z0-9._-]{1,64}$/;
 const OPEN = 1;
 
-/** An error refused by the server (`code` is the protocol's error code) or raised by the client
- *  (`disconnected`, `not_connected`, `closed`, `left`, `invalid_reactor`, `bad_frame`, `timeout`). */
+/** An error refused by the server (`code` is the protocol's error code: `forbidden`,
+ *  `unauthenticated`, …) or raised by the client (`disconnected`, `not_connected`, `closed`, `left`,
+ *  `invalid_reactor`, `bad_frame`, `timeout`, `token_unavailable`). */
 export class ReactorHubError extends Error {
   constructor(code, message, details = {}) {
     super(message);
@@ -238,6 +239,30 @@ export function applyPatch(document, patch) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Tokens
+
+function base64UrlDecode(text) {
+  const base64 = text.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (text.length % 4)) % 4);
+  const binary = globalThis.atob(base64);
+  const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+  return new TextDecoder().decode(bytes);
+}
+
+/** The `exp` of a JWT (seconds since 1970), read from its payload without verifying anything;
+ *  undefined when the text is not a JWT or has no numeric `exp`. */
+export function tokenExpiry(token) {
+  if (typeof token !== 'string') return undefined;
+  const parts = token.split('.');
+  if (parts.length !== 3) return undefined;
+  try {
+    const exp = JSON.parse(base64UrlDecode(parts[1])).exp;
+    return typeof exp === 'number' && Number.isFinite(exp) ? exp : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // The client
 
 const DEFAULTS = {
@@ -249,6 +274,8 @@ const DEFAULTS = {
   jitter: 0.5,
   heartbeatMs: 0,
   heartbeatTimeoutMs: 10000,
+  token: null,
+  tokenRefreshLeadMs: 30000,
 };
 
 function monotonicNow() {
@@ -278,9 +305,17 @@ export class ReactorHubClient {
     this._clearTimeout = options.clearTimeout ?? ((id) => globalThis.clearTimeout(id));
     this._random = options.random ?? Math.random;
     this._now = options.now ?? monotonicNow;
+    this._wallNow = options.wallNow ?? (() => Date.now());
     this.status = 'idle';
     this.hello = null;
+    this.user = null;
+    this.tokenExpires = null;
     this.attempt = 0;
+    this._token = typeof options.token === 'string' ? options.token : null; // the token in hand
+    this._tokenStale = false; // the token in hand was refused or ran out: fetch another
+    this._tokenRequest = 0;   // the latest call of the token function; older answers are ignored
+    this._sentToken = null;   // the token of the current connection's upgrade
+    this._refreshTimer = null;
     this._socket = null;
     this._listeners = new Map();
     this._reactors = new Map();
@@ -330,19 +365,101 @@ export class ReactorHubClient {
     return this._socket !== null && this._socket.readyState === OPEN && this.status === 'open';
   }
 
+  // Gets the token for the next connection (when there is one), then opens the socket.
   _openSocket() {
     this._reconnectTimer = null;
+    let token;
+    try {
+      token = this._tokenForConnection();
+    } catch (error) {
+      this._tokenFailed(error);
+      return;
+    }
+    if (token && typeof token.then === 'function') {
+      const request = this._tokenRequest;
+      token.then(
+        (value) => {
+          if (request !== this._tokenRequest || this._closed || this._socket) return;
+          try {
+            this._openSocketWith(value);
+          } catch (error) {
+            this._scheduleReconnect({ error }); // the first attempt's constructor failure, asynchronously
+          }
+        },
+        (error) => { if (request === this._tokenRequest && !this._closed && !this._socket) this._tokenFailed(error); },
+      );
+      return;
+    }
+    this._openSocketWith(token);
+  }
+
+  // The token to open the next connection with: the one in hand, unless the token option is a
+  // function and the token in hand is missing, stale (a 1008 close, an upgrade that did not open)
+  // or past its exp; then a fresh one from the function (a string, or a promise of one).
+  _tokenForConnection() {
+    const source = this.options.token;
+    if (typeof source !== 'function') return source ?? null;
+    if (this._token !== null && !this._tokenStale && !this._expired(this._token)) return this._token;
+    return this._fetchToken();
+  }
+
+  _fetchToken() {
+    const request = ++this._tokenRequest;
+    const result = this.options.token();
+    if (result && typeof result.then === 'function') {
+      return result.then((value) => (request === this._tokenRequest ? this._acceptToken(value) : value));
+    }
+    return this._acceptToken(result);
+  }
+
+  _acceptToken(value) {
+    if (typeof value !== 'string' || value === '') {
+      throw new ReactorHubError('token_unavailable', `the token function gave ${value === '' ? 'an empty string' : typeof value}, not a token`);
+    }
+    this._token = value;
+    this._tokenStale = false;
+    return value;
+  }
+
+  _expired(token) {
+    const exp = tokenExpiry(token);
+    return exp !== undefined && exp * 1000 <= this._wallNow();
+  }
+
+  // The token function threw or rejected: reported, and tried again after the backoff delay.
+  _tokenFailed(error) {
+    const failure = error instanceof ReactorHubError ? error : new ReactorHubError('token_unavailable', `no token for the connection: ${error?.message ?? error}`, { cause: error });
+    this._emit('error', failure);
+    if (this.options.reconnect) {
+      this._scheduleReconnect({ error: failure });
+    } else {
+      this._closed = true;
+      this._setStatus('closed', { error: failure });
+      this._failJoins('closed', 'no token for the connection and reconnect is off');
+    }
+  }
+
+  /** The URL of a connection: `url` with `?token=` (browsers cannot set headers on a WebSocket). */
+  _connectionUrl(token) {
+    if (!token) return this.url;
+    return `${this.url}${this.url.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}`;
+  }
+
+  _openSocketWith(token) {
     let socket;
     try {
-      socket = new this._WebSocket(this.url, this.options.protocols);
+      socket = new this._WebSocket(this._connectionUrl(token), this.options.protocols);
     } catch (error) {
       if (this.attempt === 0 && this.status === 'connecting') throw error;
       this._scheduleReconnect({ error });
       return;
     }
     this._socket = socket;
+    this._sentToken = token || null;
+    let opened = false;
     socket.onopen = () => {
       if (socket !== this._socket) return;
+      opened = true;
       this._setStatus('open', { protocol: socket.protocol });
       this._startHeartbeat();
       for (const entry of this._reactors.values()) this._sendJoin(entry, true);
@@ -351,16 +468,24 @@ export class ReactorHubClient {
       if (socket === this._socket) this._receive(event.data);
     };
     socket.onclose = (event) => {
-      if (socket === this._socket) this._lost(event?.code ?? 1006, event?.reason ?? '');
+      if (socket === this._socket) this._lost(event?.code ?? 1006, event?.reason ?? '', opened);
     };
-    socket.onerror = () => {}; // a close event follows
+    // Once open, a close event follows an error. Before it opened, Node's WebSocket (undici)
+    // fires only the error when the upgrade is refused (a 401 or 403): that attempt is over.
+    socket.onerror = () => {
+      if (socket === this._socket && !opened) this._lost(1006, '', false);
+    };
   }
 
   // The connection is gone (closed by the server, the network, or given up by the heartbeat).
-  _lost(code, reason) {
+  // After a 1008 (`token expired`, `revoked`, `authentication timeout`), or an upgrade that never
+  // opened (a browser shows a 401 that way), the token in hand is not used again.
+  _lost(code, reason, opened = true) {
     const socket = this._socket;
     this._socket = null;
     this._stopHeartbeat();
+    this._stopRefresh();
+    if (code === 1008 || !opened) this._tokenStale = true;
     if (socket) {
       socket.onopen = socket.onmessage = socket.onclose = socket.onerror = null;
       if (socket.readyState < 2) { try { socket.close(); } catch { /* already closing */ } }
@@ -406,6 +531,7 @@ export class ReactorHubClient {
     if (this._reconnectTimer !== null) this._clearTimeout(this._reconnectTimer);
     this._reconnectTimer = null;
     this._stopHeartbeat();
+    this._stopRefresh();
     const socket = this._socket;
     this._socket = null;
     if (socket) {
@@ -434,6 +560,48 @@ export class ReactorHubClient {
   _stopHeartbeat() {
     if (this._heartbeatTimer !== null) this._clearTimeout(this._heartbeatTimer);
     this._heartbeatTimer = null;
+  }
+
+  // -- tokens ----------------------------------------------------------------------------------
+
+  /**
+   * Fetches a fresh token from the token function and sends it in an `auth` message. Resolves
+   * with the `authed` reply; rejects with a ReactorHubError (`unauthenticated`, `forbidden` for
+   * a token of another user, `not_connected`, `token_unavailable`). The client calls it by itself
+   * `tokenRefreshLeadMs` before the token's `exp`.
+   */
+  refreshToken() {
+    if (typeof this.options.token !== 'function') {
+      return Promise.reject(new ReactorHubError('token_unavailable', 'refreshToken needs the token option to be a function'));
+    }
+    let fetched;
+    try {
+      fetched = Promise.resolve(this._fetchToken());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return fetched.then((token) => this._request('auth', { type: 'auth', token }));
+  }
+
+  // Arms the refresh of the token of this connection: `tokenRefreshLeadMs` before `exp` (at half
+  // the time left when that is shorter), when a token function can give a fresh one.
+  _scheduleRefresh(exp) {
+    this._stopRefresh();
+    if (typeof this.options.token !== 'function' || typeof exp !== 'number') return;
+    const remaining = exp * 1000 - this._wallNow();
+    const lead = Math.min(this.options.tokenRefreshLeadMs, Math.max(0, remaining) / 2);
+    this._refreshTimer = this._setTimeout(() => {
+      this._refreshTimer = null;
+      this.refreshToken().catch((error) => {
+        // The server closes the connection at exp (1008); the reconnect then fetches a token.
+        if (error.code !== 'not_connected' && error.code !== 'disconnected' && error.code !== 'closed') this._emit('error', error);
+      });
+    }, Math.max(0, remaining - lead));
+  }
+
+  _stopRefresh() {
+    if (this._refreshTimer !== null) this._clearTimeout(this._refreshTimer);
+    this._refreshTimer = null;
   }
 
   // -- sending ---------------------------------------------------------------------------------
@@ -585,7 +753,20 @@ export class ReactorHubClient {
       case 'hello':
         this.hello = message;
         this.attempt = 0;
+        this.user = message.user ?? null;
+        this.tokenExpires = this._sentToken ? tokenExpiry(this._sentToken) ?? null : null;
+        this._scheduleRefresh(this.tokenExpires);
         this._emit('hello', message);
+        break;
+      case 'authed':
+        this.user = message.user ?? null;
+        this.tokenExpires = message.expires ?? null;
+        this._scheduleRefresh(this.tokenExpires);
+        pending?.resolve(message);
+        break;
+      case 'left':
+        if (pending) pending.resolve(message);
+        else if (message.reason) this._leftByServer(message.reactor, message.reason);
         break;
       case 'snapshot':
         this._onSnapshot(message, pending);
@@ -603,7 +784,6 @@ export class ReactorHubClient {
         this._onError(message, pending);
         break;
       case 'ack':
-      case 'left':
       case 'pong':
         pending?.resolve(message);
         break;
@@ -696,7 +876,23 @@ export class ReactorHubClient {
     if (entry.state === undefined) {
       this._reactors.delete(entry.address);
       this._settle(entry, error);
+    } else if (error.code === 'forbidden' || error.code === 'unauthenticated') {
+      // A re-join (after a reconnect) that the rights no longer allow: the reactor is given up.
+      this._reactors.delete(entry.address);
+      this._emit('left', entry.address, error.code);
     }
+  }
+
+  // The server left a reactor for us (`{"type":"left","reactor":…,"reason":"forbidden"}` after a
+  // refresh with narrower rights): its handlers hear of it through onError, and it is forgotten.
+  _leftByServer(address, reason) {
+    const entry = this._reactors.get(address);
+    if (!entry) return;
+    this._reactors.delete(address);
+    const error = new ReactorHubError(reason, `the server left ${address} (${reason})`, { reactor: address });
+    for (const handlers of [...entry.handlers]) safely(handlers.onError, error);
+    this._settle(entry, error);
+    this._emit('left', address, reason);
   }
 }
 

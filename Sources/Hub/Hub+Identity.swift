@@ -1,5 +1,4 @@
 import Auth
-import Dispatch
 import Foundation
 import JSON
 import Logging
@@ -13,12 +12,8 @@ extension Hub {
         guard let policy = configuration.auth,
               let token = AuthPolicy.token(query: upgrade.query, authorization: upgrade.authorization)
         else { return .accept }
-        switch policy.verifier.verify(token, now: Date()) {
-        case .success(let verified):
-            verifiedAtUpgrade.withLock { cache in
-                if cache.count >= 1024 { cache.removeAll() }
-                cache[token] = verified
-            }
+        switch verifyAtUpgrade(token, policy: policy) {
+        case .success:
             return .accept
         case .failure(let refusal):
             metrics.authFailures.increment(refusal.reason.rawValue)
@@ -30,13 +25,37 @@ extension Hub {
     /// The identity a new connection starts with, from its upgrade's token if any.
     func identity(of connection: ConnectionInfo) -> SessionIdentity {
         guard let policy = configuration.auth else { return .open }
-        if let token = AuthPolicy.token(query: connection.query, authorization: connection.authorization) {
-            let cached = verifiedAtUpgrade.withLock { $0.removeValue(forKey: token) }
-            if let verified = cached ?? (try? policy.verifier.verify(token, now: Date()).get()) {
-                return .user(verified)
-            }
+        if let token = AuthPolicy.token(query: connection.query, authorization: connection.authorization),
+           case .success(let verified) = verifyAtUpgrade(token, policy: policy) {
+            return .user(verified)
         }
         return policy.required ? .awaiting : .anonymous(policy.anonymousRights)
+    }
+
+    /// Verifies an upgrade's token once: the check at the upgrade and the connection's open
+    /// share it, and so do connections that present the same token (tabs, reconnects). A
+    /// token's signature, claims, audience and issuer never change, so a kept result is used
+    /// again after checking only what time and revocation change: the deadline (`exp` plus
+    /// the leeway) and the revocation list; `nbf` and `iat` were already in the past. At most
+    /// 1024 results are kept (all dropped when full).
+    private func verifyAtUpgrade(_ token: String, policy: AuthPolicy) -> Result<VerifiedToken, TokenRefusal> {
+        let now = Date()
+        if let kept = verifiedAtUpgrade.withLock({ $0[token] }),
+           policy.verifier.deadline(of: kept) > now,
+           !policy.revocations.isRevoked(subject: kept.subject, issuedAt: kept.issuedAt) {
+            return .success(kept)
+        }
+        let result = policy.verifier.verify(token, now: now)
+        switch result {
+        case .success(let verified):
+            verifiedAtUpgrade.withLock { kept in
+                if kept.count >= 1024 { kept.removeAll() }
+                kept[token] = verified
+            }
+        case .failure:
+            verifiedAtUpgrade.withLock { _ = $0.removeValue(forKey: token) }
+        }
+        return result
     }
 
     /// Arms the timers of a new session: the auth timeout, or its token's expiry.
@@ -44,7 +63,7 @@ extension Hub {
         guard let policy = configuration.auth else { return }
         switch identity {
         case .awaiting:
-            after(policy.timeout) { [weak self] in
+            setIdentityTimer(for: id, after: policy.timeout) { [weak self] in
                 guard let self, let session = self.state.withLock({ $0.sessions[id] }), !session.identity.isAuthenticated else { return }
                 self.logger.info("closing: no valid token in time", metadata: ["session": id.description])
                 self.transport.close(id, code: .policyViolation, reason: "authentication timeout", afterFlush: true)
@@ -59,7 +78,7 @@ extension Hub {
     private func armExpiry(for id: ConnectionID, token: VerifiedToken, policy: AuthPolicy) {
         let deadline = policy.verifier.deadline(of: token)
         let delay = max(deadline.timeIntervalSinceNow, 0)
-        after(.milliseconds(Int(delay * 1000) + 1)) { [weak self] in
+        setIdentityTimer(for: id, after: .milliseconds(Int(delay * 1000) + 1)) { [weak self] in
             guard let self, let session = self.state.withLock({ $0.sessions[id] }),
                   case .user(let current) = session.identity, policy.verifier.deadline(of: current) <= Date()
             else { return }
@@ -68,9 +87,15 @@ extension Hub {
         }
     }
 
-    private func after(_ delay: Duration, _ body: @escaping @Sendable () -> Void) {
-        let nanoseconds = max(0, Int(delay.components.seconds) * 1_000_000_000 + Int(delay.components.attoseconds / 1_000_000_000))
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: body)
+    /// The connection's one identity timer, replacing (and cancelling) the one before.
+    private func setIdentityTimer(for id: ConnectionID, after delay: Duration, _ body: @escaping @Sendable () -> Void) {
+        let timer = IdentityTimer(after: delay, body)
+        identityTimers.withLock { $0.updateValue(timer, forKey: id) }?.cancel()
+    }
+
+    /// Cancels the connection's identity timer (it closed).
+    func cancelIdentityTimer(for id: ConnectionID) {
+        identityTimers.withLock { $0.removeValue(forKey: id) }?.cancel()
     }
 
     /// `{"type":"auth","token":…}`: authenticate, or refresh with a token for the same user.

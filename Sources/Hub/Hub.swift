@@ -37,12 +37,14 @@ public final class Hub: TransportHandler, Sendable {
     let state = Locked(State())
     private let helloReactors: [UInt8]
     let shutdownRequested = Latch()
-    /// Tokens verified at the upgrade, taken when the connection opens.
+    /// Tokens verified at the upgrade, by their text (`verifyAtUpgrade`).
     let verifiedAtUpgrade = Locked<[String: VerifiedToken]>([:])
     /// What the hub counts (`GET /metrics`).
     public let metrics: HubMetrics
     let readinessChecks = Locked<[@Sendable () -> String?]>([])
     let metricsSources = Locked<[@Sendable (inout Exposition) -> Void]>([])
+    /// Each connection's auth timeout or expiry timer, cancelled when it closes.
+    let identityTimers = Locked<[ConnectionID: IdentityTimer]>([:])
 
     /// Creates a hub serving the kinds of `registry` over `transport`, keeping instance
     /// state in `store`; nothing is served until `start()`.
@@ -145,6 +147,7 @@ public final class Hub: TransportHandler, Sendable {
         delivery.closed(id)
         load.forget(id)
         metrics.connectionsClosed.increment(String(code.rawValue))
+        cancelIdentityTimer(for: id)
         logger.info(
             "connection closed",
             metadata: [

@@ -156,7 +156,7 @@ extension ServerCore {
     /// The URI's arguments (lws keeps each `name=value` as a fragment, already decoded).
     func queryArguments(_ wsi: OpaquePointer) -> [String: String] {
         var arguments: [String: String] = [:]
-        var buffer = [CChar](repeating: 0, count: 8192 + 64)
+        var buffer = [CChar](repeating: 0, count: Self.headerBufferBytes)
         var index: Int32 = 0
         while true {
             let copied = rh_lws_hdr_copy_fragment(wsi, &buffer, Int32(buffer.count), rh_lws_token_uri_args(), index)

@@ -27,6 +27,11 @@ final class ServerCore: @unchecked Sendable {
     let allClosed = Latch()
     /// Upgrades refused for their Origin (metrics).
     let originsRejected = Atomic<Int>(0)
+    /// The room lws keeps for a request's headers (its default is 4096 bytes for all of
+    /// them): enough for a token of the longest length accepted (8192 bytes) in `?token=`
+    /// or in `Authorization`, and for a longer one, so that it is refused with 401
+    /// `malformed` rather than the connection dropped without an answer.
+    static let headerBufferBytes = 16384
 
     // Service thread.
     var connections: [ConnectionID: Connection] = [:]
@@ -116,6 +121,9 @@ final class ServerCore: @unchecked Sendable {
             info.options |= rh_lws_option_ssl_global_init()
             info.ssl_cert_filepath = UnsafePointer(cString(tls.certFile))
             info.ssl_private_key_filepath = UnsafePointer(cString(tls.keyFile))
+            // HTTP/1.1 only: lws would otherwise offer h2 by ALPN, which every browser takes,
+            // and the responses, refusals and upgrades here are written for HTTP/1.1.
+            info.alpn = UnsafePointer(cString("http/1.1"))
         }
         info.user = Unmanaged.passUnretained(self).toOpaque()
         // Header space per request: above the 431 limit the receive tap enforces, so that

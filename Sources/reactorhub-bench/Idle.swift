@@ -43,6 +43,9 @@ final class Idle: Workload {
             printError("warning: open-file limit \(limit) is below \(settings.connections + 64); raise `ulimit -n`")
         }
         let rssBefore = settings.server?.residentKiB()
+        let serverCPUBefore = settings.server?.cpuSeconds()
+        let clientCPUBefore = processCPUSeconds()
+        let machineBefore = machineCPUSeconds()
         let start = monotonicNanos()
         connectMore()
         var connectedAt: UInt64 = 0
@@ -60,6 +63,13 @@ final class Idle: Workload {
             }
         }
         let connectSeconds = Double(connectedAt - start) / 1e9
+        // CPU while connecting: what a connection costs the server, less disturbed by a busy
+        // machine than the rate (which waits for whatever else runs).
+        var serverCPU: Double?
+        if let before = serverCPUBefore, let after = settings.server?.cpuSeconds() { serverCPU = after - before }
+        let clientCPU = processCPUSeconds() - clientCPUBefore
+        let machineBusy = machineCPUSeconds().busy - machineBefore.busy
+        let otherCPU = max(0, machineBusy - clientCPU - (serverCPU ?? 0))
         if settings.verbose {
             printError("[\(settings.label)] \(readyCount) connections joined in \(fmt(connectSeconds, 3)) s; holding \(fmt(settings.hold)) s")
         }
@@ -84,6 +94,10 @@ final class Idle: Workload {
             text += "\n  server RSS \(fmt(Double(rssBefore) / 1024, 1)) MiB before, \(fmt(Double(rssAfter) / 1024, 1)) MiB after"
             text += " (peak \(fmt(Double(peak ?? 0) / 1024, 1)) MiB, \(threads ?? 0) threads): \(fmt(perConnection ?? 0)) bytes per connection"
         }
+        if let serverCPU, readyCount > 0 {
+            text += "\n  CPU while connecting: server \(fmt(serverCPU, 3)) s (\(fmt(serverCPU * 1e6 / Double(readyCount), 1)) µs per connection)"
+            text += ", client \(fmt(clientCPU, 3)) s, rest of the machine \(fmt(otherCPU, 3)) s"
+        }
         if closedCount > 0 {
             text += "\n  \(closedCount) connections failed or closed; first: \(firstClose ?? "-")"
         }
@@ -92,7 +106,9 @@ final class Idle: Workload {
             "\"connections\":\(settings.connections)", "\"joined\":\(readyCount)", "\"open\":\(stillOpen)",
             "\"reactors\":\(settings.reactors)", "\"connectSeconds\":\(fmt(connectSeconds, 3))",
             "\"failed\":\(closedCount)",
+            "\"clientCPUSeconds\":\(fmt(clientCPU, 3))", "\"otherCPUSeconds\":\(fmt(otherCPU, 3))",
         ]
+        if let serverCPU { fields.append("\"serverCPUSeconds\":\(fmt(serverCPU, 4))") }
         if let rssBefore { fields.append("\"rssBeforeKiB\":\(rssBefore)") }
         if let rssAfter { fields.append("\"rssAfterKiB\":\(rssAfter)") }
         if let peak { fields.append("\"rssPeakKiB\":\(peak)") }

@@ -1,3 +1,4 @@
+import CBenchSSL
 import CBenchSys
 import Glibc
 
@@ -15,9 +16,10 @@ protocol Workload: AnyObject {
     func timerFired(_ tag: Int, expirations: UInt64)
 }
 
-/// One client connection: a non-blocking socket speaking RFC 6455 as a client.
+/// One client connection: a non-blocking socket speaking RFC 6455 as a client (over TLS for
+/// `wss://`).
 final class Connection {
-    enum Phase { case idle, connecting, handshaking, open, closed }
+    enum Phase { case idle, connecting, securing, handshaking, open, closed }
 
     let id: Int
     var fd: Int32 = -1
@@ -30,6 +32,8 @@ final class Connection {
     var fragments: [UInt8] = []
     var fragmenting = false
     var watchingWrites = false
+    /// The TLS session (`SSL *`) of a `wss://` connection.
+    var tls: OpaquePointer?
 
     init(id: Int) {
         self.id = id
@@ -43,12 +47,24 @@ struct Endpoint {
     var path: String = "/ws"
     /// Offered in `Sec-WebSocket-Protocol`, when not empty.
     var subprotocol: String = ""
+    /// `wss://`: TLS (libssl) under the WebSocket.
+    var secure = false
+    /// Tokens for the upgrade: `?token=` in the path, or an `Authorization: Bearer` header;
+    /// connection i presents tokens[i % count] (none when empty).
+    var tokens: [String] = []
+    var tokenInHeader = false
 
-    /// Parses `ws://HOST:PORT/PATH`.
+    /// Parses `ws://HOST:PORT/PATH` or `wss://HOST:PORT/PATH`.
     init?(url: String, subprotocol: String) {
         var rest = Substring(url)
-        guard rest.hasPrefix("ws://") else { return nil }
-        rest = rest.dropFirst(5)
+        if rest.hasPrefix("wss://") {
+            secure = true
+            rest = rest.dropFirst(6)
+        } else if rest.hasPrefix("ws://") {
+            rest = rest.dropFirst(5)
+        } else {
+            return nil
+        }
         let authority: Substring
         if let slash = rest.firstIndex(of: "/") {
             authority = rest[..<slash]
@@ -63,7 +79,7 @@ struct Endpoint {
             port = parsed
         } else {
             host = String(authority)
-            port = 80
+            port = secure ? 443 : 80
         }
         if host == "localhost" { host = "127.0.0.1" }
         self.subprotocol = subprotocol
@@ -76,7 +92,8 @@ final class Loop<W: Workload> {
     let epoll: Int32
     let endpoint: Endpoint
     private var address = sockaddr_in()
-    private let request: [UInt8]
+    /// The upgrade request of each token (one, without tokens); see `request(for:)`.
+    private let requests: [[UInt8]]
     private(set) var connections: [Connection] = []
     unowned(unsafe) var workload: W! = nil
     private let readBuffer: UnsafeMutablePointer<UInt8>
@@ -87,6 +104,8 @@ final class Loop<W: Workload> {
     private var timers: [Int32] = []
     private static var timerBase: UInt64 { 1 << 62 }
     private var maskState: UInt32 = 0x9E37_79B9
+    /// The TLS client context for `wss://` (certificates are not verified: loopback, self-signed).
+    private let tlsContext: OpaquePointer?
 
     /// Re-arm TCP_QUICKACK after every read.
     var quickAck = getenv("BENCH_QUICKACK").map { String(cString: $0) == "1" } ?? false
@@ -107,14 +126,29 @@ final class Loop<W: Workload> {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = endpoint.port.bigEndian
         inet_pton(AF_INET, endpoint.host, &address.sin_addr)
-        var text = "GET \(endpoint.path) HTTP/1.1\r\nHost: \(endpoint.host):\(endpoint.port)\r\n"
-        text += "Upgrade: websocket\r\nConnection: Upgrade\r\n"
-        text += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
-        if !endpoint.subprotocol.isEmpty {
-            text += "Sec-WebSocket-Protocol: \(endpoint.subprotocol)\r\n"
+        requests = (endpoint.tokens.isEmpty ? [nil] : endpoint.tokens.map(Optional.some)).map { token in
+            var target = endpoint.path
+            if let token, !endpoint.tokenInHeader {
+                target += (target.contains("?") ? "&" : "?") + "token=" + token
+            }
+            var text = "GET \(target) HTTP/1.1\r\nHost: \(endpoint.host):\(endpoint.port)\r\n"
+            text += "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            if let token, endpoint.tokenInHeader {
+                text += "Authorization: Bearer \(token)\r\n"
+            }
+            text += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+            if !endpoint.subprotocol.isEmpty {
+                text += "Sec-WebSocket-Protocol: \(endpoint.subprotocol)\r\n"
+            }
+            text += "\r\n"
+            return Array(text.utf8)
         }
-        text += "\r\n"
-        request = Array(text.utf8)
+        if endpoint.secure {
+            tlsContext = bench_ssl_client_context()
+            precondition(tlsContext != nil, "SSL_CTX_new failed")
+        } else {
+            tlsContext = nil
+        }
         connections.reserveCapacity(count)
         for index in 0..<count {
             connections.append(Connection(id: index))
@@ -125,6 +159,10 @@ final class Loop<W: Workload> {
         for connection in connections where connection.fd >= 0 {
             close(connection.fd)
         }
+        for connection in connections where connection.tls != nil {
+            SSL_free(connection.tls)
+        }
+        if let tlsContext { SSL_CTX_free(tlsContext) }
         for timer in timers { close(timer) }
         close(epoll)
         readBuffer.deallocate()
@@ -171,6 +209,10 @@ final class Loop<W: Workload> {
             close(connection.fd)
             connection.fd = -1
         }
+        if let tls = connection.tls {
+            SSL_free(tls)
+            connection.tls = nil
+        }
         connection.phase = .closed
         connection.pending = []
         connection.outgoing = []
@@ -216,6 +258,10 @@ final class Loop<W: Workload> {
             }
             let connection = connections[Int(key)]
             if connection.phase == .closed { continue }
+            if connection.phase == .securing {
+                secure(connection)
+                continue
+            }
             if flags & UInt32(BENCH_EPOLLOUT | BENCH_EPOLLERR) != 0 {
                 writable(connection)
             }
@@ -234,16 +280,83 @@ final class Loop<W: Workload> {
             if error != 0 {
                 return fail(connection, "connect: \(String(cString: strerror(error)))")
             }
+            if let tlsContext {
+                guard let tls = SSL_new(tlsContext) else { return fail(connection, "SSL_new failed") }
+                connection.tls = tls
+                SSL_set_fd(tls, connection.fd)
+                SSL_set_connect_state(tls)
+                connection.phase = .securing
+                return secure(connection)
+            }
             connection.phase = .handshaking
-            connection.outgoing = request
+            connection.outgoing = requests[connection.id % requests.count]
         }
         flush(connection)
+    }
+
+    /// Drives the TLS handshake; once done, the WebSocket upgrade request goes out.
+    private func secure(_ connection: Connection) {
+        guard let tls = connection.tls else { return }
+        let result = SSL_do_handshake(tls)
+        if result == 1 {
+            connection.phase = .handshaking
+            connection.outgoing = requests[connection.id % requests.count]
+            return flush(connection)
+        }
+        switch SSL_get_error(tls, result) {
+        case bench_ssl_want_read(): watchWrites(connection, false)
+        case bench_ssl_want_write(): watchWrites(connection, true)
+        default: fail(connection, "TLS handshake: \(tlsError())")
+        }
+    }
+
+    private func tlsError() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        bench_ssl_error_text(&buffer, buffer.count)
+        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text.isEmpty ? String(cString: strerror(errno)) : text
+    }
+
+    /// Writes through TLS or to the socket; -1 with `errno` EAGAIN when it would block.
+    private func send(_ connection: Connection, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+        guard let tls = connection.tls else { return write(connection.fd, bytes, count) }
+        let written = SSL_write(tls, bytes, Int32(clamping: count))
+        if written > 0 { return Int(written) }
+        switch SSL_get_error(tls, written) {
+        case bench_ssl_want_read(), bench_ssl_want_write(): errno = EAGAIN
+        default: errno = EIO
+        }
+        return -1
+    }
+
+    /// Reads from TLS or the socket into `buffer`; 0 at the end, -1 with `errno` EAGAIN when
+    /// nothing is there. Through TLS it reads record after record while a whole record (16 KiB
+    /// at most) still fits, so that nothing already decrypted waits without the socket being
+    /// readable again.
+    private func receive(_ connection: Connection, _ buffer: UnsafeMutablePointer<UInt8>, _ capacity: Int) -> Int {
+        guard let tls = connection.tls else { return read(connection.fd, buffer, capacity) }
+        var total = 0
+        while capacity - total >= 16 * 1024 + 256 {
+            let count = SSL_read(tls, buffer + total, Int32(clamping: capacity - total))
+            if count > 0 {
+                total += Int(count)
+                continue
+            }
+            let error = SSL_get_error(tls, count)
+            if total > 0 { break }
+            switch error {
+            case bench_ssl_want_read(), bench_ssl_want_write(): errno = EAGAIN; return -1
+            case bench_ssl_zero_return(): return 0
+            default: errno = EIO; return -1
+            }
+        }
+        return total
     }
 
     /// Writes what is queued; watches for writability while something is left.
     private func flush(_ connection: Connection) {
         while !connection.outgoing.isEmpty {
-            let written = connection.outgoing.withUnsafeBytes { write(connection.fd, $0.baseAddress, $0.count) }
+            let written = connection.outgoing.withUnsafeBytes { send(connection, $0.baseAddress, $0.count) }
             if written < 0 {
                 if errno == EAGAIN || errno == EINTR { break }
                 return fail(connection, "write: \(String(cString: strerror(errno)))")
@@ -261,7 +374,7 @@ final class Loop<W: Workload> {
     }
 
     private func readable(_ connection: Connection) {
-        let count = read(connection.fd, readBuffer, readCapacity)
+        let count = receive(connection, readBuffer, readCapacity)
         if count == 0 {
             return fail(connection, "closed by the server")
         }
@@ -421,7 +534,7 @@ final class Loop<W: Workload> {
             connection.outgoing.append(contentsOf: frameBuffer)
             return
         }
-        let written = frameBuffer.withUnsafeBytes { write(connection.fd, $0.baseAddress, $0.count) }
+        let written = frameBuffer.withUnsafeBytes { send(connection, $0.baseAddress, $0.count) }
         if written == frameBuffer.count { return }
         if written < 0 {
             if errno != EAGAIN && errno != EINTR {
@@ -444,6 +557,10 @@ final class Loop<W: Workload> {
             if connection.fd >= 0 {
                 close(connection.fd)
                 connection.fd = -1
+            }
+            if let tls = connection.tls {
+                SSL_free(tls)
+                connection.tls = nil
             }
             connection.phase = .closed
         }

@@ -1,7 +1,7 @@
 import Glibc
 
 let usage = """
-usage: reactorhub-bench MODE --url ws://HOST:PORT/PATH [options]
+usage: reactorhub-bench MODE --url ws[s]://HOST:PORT/PATH [options]
 
 Load generator for ReactorHub: raw sockets, epoll, one thread, its own RFC 6455 client.
 Prints a readable summary, then one line `RESULT {json}` for scripts.
@@ -41,7 +41,13 @@ idle options:
   --hold SECONDS      how long to hold them before reading RSS (default 2)
 
 common options:
-  --url URL           ws://HOST:PORT/PATH (IPv4 or localhost; default ws://127.0.0.1:8080/ws)
+  --url URL           ws://HOST:PORT/PATH, or wss:// for TLS through libssl (the server's
+                      certificate is not verified: loopback, self-signed); IPv4 or localhost;
+                      default ws://127.0.0.1:8080/ws
+  --token T           a token for a daemon with auth: sent as ?token=T on every upgrade
+  --token-file FILE   one token per line; connection i sends line i (mod their count):
+                      distinct tokens, each verified by the daemon
+  --token-header      send the token as `Authorization: Bearer T` instead
   --protocol P        reactorhub or mirror (default: reactorhub for fanout and idle,
                       mirror for raw)
   --subprotocol NAME  Sec-WebSocket-Protocol to offer; '' for none (default
@@ -68,7 +74,7 @@ struct Arguments {
 
     init(_ arguments: [String]) throws(UsageError) {
         var index = 0
-        let flagNames: Set<String> = ["--quiet", "--help", "-h", "--timeline"]
+        let flagNames: Set<String> = ["--quiet", "--help", "-h", "--timeline", "--token-header"]
         while index < arguments.count {
             let argument = arguments[index]
             if flagNames.contains(argument) {
@@ -113,6 +119,7 @@ struct UsageError: Error {
 let known: Set<String> = [
     "--url", "--protocol", "--subprotocol", "--server-pid", "--batch", "--label", "--subscribers", "--senders",
     "--window", "--rate", "--warmup", "--duration", "--size", "--reactor", "--connections", "--reactors", "--hold", "--turn-pause-us", "--repeat",
+    "--token", "--token-file",
 ]
 
 func main() -> Int32 {
@@ -146,8 +153,22 @@ func main() -> Int32 {
         }
         let subprotocol = arguments.string("--subprotocol", proto == .mirror ? "lws-mirror-protocol" : "reactorhub.v1")
         let url = arguments.string("--url", "ws://127.0.0.1:8080/ws")
-        guard let endpoint = Endpoint(url: url, subprotocol: subprotocol) else {
-            throw UsageError("--url must be ws://HOST:PORT/PATH with an IPv4 host, not '\(url)'")
+        guard var endpoint = Endpoint(url: url, subprotocol: subprotocol) else {
+            throw UsageError("--url must be ws://HOST:PORT/PATH or wss://HOST:PORT/PATH with an IPv4 host, not '\(url)'")
+        }
+        if let token = arguments.values["--token"] {
+            endpoint.tokens = [token]
+        }
+        if let file = arguments.values["--token-file"] {
+            guard let text = readSmallFile(file) else { throw UsageError("--token-file: cannot read \(file)") }
+            endpoint.tokens += text.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+        }
+        guard endpoint.tokens.allSatisfy({ token in token.allSatisfy { $0.isASCII && !$0.isWhitespace } }) else {
+            throw UsageError("--token and --token-file take tokens without spaces (JWTs)")
+        }
+        if arguments.flags.contains("--token-header") {
+            guard !endpoint.tokens.isEmpty else { throw UsageError("--token-header needs --token or --token-file") }
+            endpoint.tokenInHeader = true
         }
         var server: WatchedProcess?
         if arguments.values["--server-pid"] != nil {

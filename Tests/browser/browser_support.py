@@ -50,11 +50,12 @@ class Daemon:
             cwd=ROOT, stdout=subprocess.PIPE, stderr=self.log,
         )
         line = self.process.stdout.readline().decode()
-        if not line.startswith("listening on http://"):
+        if not line.startswith(("listening on http://", "listening on https://")):
             self.process.kill()
             raise RuntimeError(f"daemon did not start: {line!r}; see {self.log_path}")
         self.port = int(line.strip().rsplit(":", 1)[1])
-        self.url = f"http://127.0.0.1:{self.port}/"
+        scheme = "https" if line.startswith("listening on https://") else "http"
+        self.url = f"{scheme}://127.0.0.1:{self.port}/"
 
     def kill(self):
         """SIGKILL: no close frames, the clients see the connection drop (1006)."""
@@ -91,12 +92,12 @@ def daemon_config(counter_delay_ms=300, weather_latency_ms=100) -> dict:
 class Browser:
     """One headless Chromium session, with helpers keyed by data-testid."""
 
-    def __init__(self, name: str, size, phone: bool = False):
+    def __init__(self, name: str, size, phone: bool = False, extra_arguments=()):
         if CHROMIUM is None:
             pytest.skip("no chromium binary")
         options = webdriver.ChromeOptions()
         options.binary_location = CHROMIUM
-        for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+        for argument in (*extra_arguments, "--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                          "--no-first-run", "--disable-extensions", "--disable-background-networking",
                          "--disable-component-update", "--disable-sync", "--disable-features=Translate,MediaRouter",
                          "--force-device-scale-factor=1", "--lang=en-US"):

@@ -15,9 +15,10 @@ OUTPUT = pathlib.Path(os.environ.get("REACTORHUB_TEST_OUTPUT", ROOT / "test-outp
 
 
 class Daemon:
-    """A running daemon: its port, its process, and its log file."""
+    """A running daemon: its port, its process, and its log file. `env` is added to the
+    environment; with TLS configured the start line reads https:// and `url` is wss://."""
 
-    def __init__(self, config: dict, workdir: pathlib.Path, name: str):
+    def __init__(self, config: dict, workdir: pathlib.Path, name: str, env: dict | None = None):
         self.workdir = workdir
         self.config_path = workdir / "reactorhub.json"
         self.config_path.write_text(json.dumps(config))
@@ -26,14 +27,17 @@ class Daemon:
         self.log = open(self.log_path, "ab")
         self.process = subprocess.Popen(
             [str(BINARY), "--config", str(self.config_path), "--port", "0"],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=self.log,
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=self.log, env={**os.environ, **(env or {})},
         )
         line = self.process.stdout.readline().decode()
-        if not line.startswith("listening on http://"):
+        if not line.startswith(("listening on http://", "listening on https://")):
             self.process.kill()
             raise RuntimeError(f"daemon did not start: {line!r}; see {self.log_path}")
+        self.start_line = line.strip()
+        self.secure = line.startswith("listening on https://")
         self.port = int(line.strip().rsplit(":", 1)[1])
-        self.url = f"ws://127.0.0.1:{self.port}/ws"
+        self.url = f"{'wss' if self.secure else 'ws'}://127.0.0.1:{self.port}/ws"
+        self.http_url = f"{'https' if self.secure else 'http'}://127.0.0.1:{self.port}"
 
     def rss_bytes(self) -> int:
         with open(f"/proc/{self.process.pid}/status") as status:
@@ -77,8 +81,8 @@ def daemon_factory(request):
     started = []
     workdir = pathlib.Path(tempfile.mkdtemp(prefix="rh-e2e-"))
 
-    def start(config=None, name=None):
-        daemon = Daemon(config or base_config(), workdir, name or request.node.name)
+    def start(config=None, name=None, env=None):
+        daemon = Daemon(config or base_config(), workdir, name or request.node.name, env=env)
         started.append(daemon)
         return daemon
 

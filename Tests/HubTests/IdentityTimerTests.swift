@@ -1,0 +1,67 @@
+import Auth
+import Foundation
+import TestSupport
+import Testing
+@testable import Hub
+
+@Suite("Identity timers")
+struct IdentityTimerTests {
+    let secret = Array("identity-timer-test-secret-0123456789abcdef".utf8)
+
+    func policy(timeout: Duration = .seconds(60)) throws -> AuthPolicy {
+        let revocations = RevocationList()
+        let verifier = try TokenVerifier(algorithm: .hs256(secret: secret), revocations: revocations)
+        return AuthPolicy(verifier: verifier, timeout: timeout, revocations: revocations)
+    }
+
+    /// Polls `condition` every 10 ms for at most 10 s.
+    func eventually(_ condition: () -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
+    }
+
+    // Regression: each connection's expiry was an `asyncAfter` that kept its closure until the
+    // token's exp, so closed connections held memory for as long as their tokens lived.
+    @Test func aClosedConnectionKeepsNoTimerUntilItsTokensExp() async throws {
+        let token = try TokenMinter(secret: secret).mint(subject: "alice", read: ["doc/*"], act: [], ttl: .seconds(7 * 86400), now: Date())
+        let policy = try policy()
+        try await withHub(configure: { $0.auth = policy }) { hub, server in
+            var clients: [InMemoryClient] = []
+            for index in 0..<20 {
+                let client = try await server.rawClient()
+                #expect(try await client.receive().contains(#""auth":"required""#))
+                client.send(#"{"type":"auth","token":"\#(token)","ref":\#(index)}"#)
+                #expect(try await client.receive().hasPrefix(#"{"type":"authed","ref":\#(index),"user":"alice""#))
+                clients.append(client)
+            }
+            // One timer per connection: the refresh replaced the auth timeout's.
+            #expect(hub.identityTimers.withLock { $0.count } == 20)
+            for client in clients.prefix(15) { client.close() }
+            #expect(try await eventually { hub.identityTimers.withLock { $0.count } == 5 })
+            for client in clients.dropFirst(15) { client.close() }
+            #expect(try await eventually { hub.identityTimers.withLock { $0.count } == 0 })
+        }
+    }
+
+    @Test func theAuthTimeoutStillClosesAndARefreshedConnectionIsNotClosedByItsOldTimer() async throws {
+        // Room for the sign-in to arrive first on a busy machine (or under the thread sanitizer).
+        let policy = try policy(timeout: .seconds(3))
+        let token = try TokenMinter(secret: secret).mint(subject: "bob", read: [], act: [], ttl: .seconds(3600), now: Date())
+        try await withHub(configure: { $0.auth = policy }) { _, server in
+            let waiting = try await server.rawClient()
+            let signedIn = try await server.rawClient()
+            _ = try await waiting.receive()
+            _ = try await signedIn.receive()
+            signedIn.send(#"{"type":"auth","token":"\#(token)","ref":1}"#)
+            #expect(try await signedIn.receive().hasPrefix(#"{"type":"authed""#))
+            let closed = try await waiting.receiveClose(timeout: .seconds(20))
+            #expect(closed.code == .policyViolation && closed.reason == "authentication timeout")
+            signedIn.send(#"{"type":"ping","ref":2}"#)
+            #expect(try await signedIn.receive() == #"{"type":"pong","ref":2}"#)
+            #expect(signedIn.closeCode == nil)
+        }
+    }
+}
