@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "Reactor", targets: ["Reactor"]),
         .library(name: "ReactorTesting", targets: ["ReactorTesting"]),
         .library(name: "Hub", targets: ["Hub"]),
+        .library(name: "ReactorHubClient", targets: ["ReactorHubClient"]),
+        .executable(name: "reactorhub-cli", targets: ["reactorhub-cli"]),
     ],
     targets: [
         .systemLibrary(
@@ -37,6 +39,15 @@ let package = Package(
         .target(name: "Persistence", dependencies: ["CSQLite", "Hub", "JSON", "Lifecycle", "Locking", "Logging"], swiftSettings: strict),
         .target(name: "Daemon", dependencies: ["Hub", "Reactors", "Persistence", "JSON", "Lifecycle", "Logging", "Transport"], swiftSettings: strict),
         .executableTarget(name: "reactorhub", dependencies: ["Daemon"], swiftSettings: strict),
+        .target(
+            name: "ReactorHubClient",
+            dependencies: [
+                "JSON", "Reactor", "Locking", "Logging",
+                .target(name: "Transport", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(name: "reactorhub-cli", dependencies: ["ReactorHubClient", "JSON", "Logging"], swiftSettings: strict),
 
         .systemLibrary(name: "CBenchSys", path: "Sources/reactorhub-bench/CBenchSys"),
         .executableTarget(
@@ -47,6 +58,12 @@ let package = Package(
 
         .target(name: "TestSupport", dependencies: ["Transport", "Locking"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "TestSupport", "Locking", "Logging"], exclude: ["Peers"], swiftSettings: strict),
+        .testTarget(
+            name: "ReactorHubClientTests",
+            dependencies: ["ReactorHubClient", "Reactors", "Reactor", "JSON", "Locking", "Logging", "TestSupport"],
+            exclude: ["Peers"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "ReactorTests", dependencies: ["Reactor", "ReactorTesting", "Locking"], swiftSettings: strict),
         .testTarget(name: "HubTests", dependencies: ["Hub", "Reactors", "Reactor", "JSON", "Transport", "TestSupport", "Locking", "Logging"], swiftSettings: strict),
         .testTarget(name: "ReactorsTests", dependencies: ["Reactors", "Reactor", "ReactorTesting", "JSON"], swiftSettings: strict),
