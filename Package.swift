@@ -47,7 +47,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .executableTarget(name: "reactorhub-cli", dependencies: ["ReactorHubClient", "JSON", "Logging"], swiftSettings: strict),
+        .executableTarget(name: "reactorhub-cli", dependencies: ["ReactorHubClient", "JSON", "Locking", "Logging"], swiftSettings: strict),
 
         .systemLibrary(name: "CBenchSys", path: "Sources/reactorhub-bench/CBenchSys"),
         .executableTarget(
