@@ -55,6 +55,7 @@ let package = Package(
         ),
         .executableTarget(name: "json-bench", dependencies: ["JSON"], swiftSettings: strict),
         .executableTarget(name: "reactor-bench", dependencies: ["Reactor"], swiftSettings: strict),
+        .executableTarget(name: "client-bench", dependencies: ["ReactorHubClient", "JSON", "Logging"], swiftSettings: strict),
 
         .target(name: "TestSupport", dependencies: ["Transport", "Locking"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "TestSupport", "Locking", "Logging"], exclude: ["Peers"], swiftSettings: strict),

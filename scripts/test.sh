@@ -15,14 +15,16 @@ fi
 if grep -E "warning:|error:" "$REACTORHUB_TEST_OUTPUT/build.log"; then
   echo "the build printed warnings (above); the project builds with zero warnings" >&2; exit 1
 fi
+# The client's live tests (and the e2e suites below) start this daemon.
+export REACTORHUB_BINARY="$PWD/.build/debug/reactorhub"
+export REACTORHUB_CLI="$PWD/.build/debug/reactorhub-cli"
 swift test --skip-build
 
-step "Reactor concurrency under the thread sanitizer"
-swift test --sanitize=thread --scratch-path .build/tsan --filter ConcurrencyTests
+step "Reactor concurrency and the libwebsockets client under the thread sanitizer"
+swift test --sanitize=thread --scratch-path .build/tsan \
+  --filter 'ConcurrencyTests|WebSocketClientTests|ClientProtocolTests|LiveDaemonTests|LiveFakeHubTests'
 
-export REACTORHUB_BINARY="$PWD/.build/debug/reactorhub"
-
-step "End-to-end suites: websocat walkthrough, multi-client sync (real daemon process)"
+step "End-to-end suites: websocat walkthrough, multi-client sync, reactorhub-cli (real daemon process)"
 python3 -m pytest -q -p no:cacheprovider Tests/e2e
 
 if ls Tests/web/*.test.* >/dev/null 2>&1 || ls Tests/web/*.mjs >/dev/null 2>&1; then

@@ -12,18 +12,32 @@ public struct HubClientError: Error, Sendable, Hashable, CustomStringConvertible
         public var description: String { rawValue }
 
         // Refusals by the server (PROTOCOL.md, "Error codes").
+        /// The message was not JSON.
         public static let badJSON = Code(rawValue: "bad_json")
+        /// A member was missing or mistyped, or the message type unknown (`auth` on a
+        /// server without authentication).
         public static let badRequest = Code(rawValue: "bad_request")
+        /// No such reactor kind.
         public static let unknownReactor = Code(rawValue: "unknown_reactor")
+        /// The address is not `KIND/ID` (also checked by the client before sending).
         public static let invalidReactor = Code(rawValue: "invalid_reactor")
+        /// The kind has no such action.
         public static let unknownAction = Code(rawValue: "unknown_action")
+        /// The action's members are wrong, or the reactor refused it.
         public static let invalidAction = Code(rawValue: "invalid_action")
+        /// The reactor is not joined on this connection.
         public static let notJoined = Code(rawValue: "not_joined")
+        /// The token's rights do not allow it (or the reactor was left for lack of them).
         public static let forbidden = Code(rawValue: "forbidden")
+        /// No valid token (HTTP 401 at the upgrade, or an `auth` message refused).
         public static let unauthenticated = Code(rawValue: "unauthenticated")
+        /// Too many actions per second.
         public static let rateLimited = Code(rawValue: "rate_limited")
+        /// Too many reactors joined on one connection.
         public static let tooManyJoins = Code(rawValue: "too_many_joins")
+        /// The server cannot take it now (shutting down).
         public static let overloaded = Code(rawValue: "overloaded")
+        /// The server failed.
         public static let `internal` = Code(rawValue: "internal")
 
         // Failures seen by the client.

@@ -67,7 +67,7 @@ struct LiveDaemonTests {
         remoteView.bind(reactor: bridged)
 
         for view in [localView.tapIncreaseButton, remoteView.tapIncreaseButton] { view() }
-        #expect(await eventually(.seconds(10)) { localView.shown.alerts.count == 1 && remoteView.shown.alerts.count == 1 })
+        #expect(await eventually { localView.shown.alerts.count == 1 && remoteView.shown.alerts.count == 1 })
         #expect(await eventually { localView.shown.spinner.last == false && remoteView.shown.spinner.last == false })
         let expected = (labels: ["0", "1"], spinner: [false, true, false], alerts: ["increased!"])
         #expect(localView.shown == expected)
@@ -76,7 +76,7 @@ struct LiveDaemonTests {
         #expect(bridged.currentState.$alertMessage.valueUpdatedCount == 1)
 
         remoteView.tapDecreaseButton()
-        #expect(await eventually(.seconds(10)) { remoteView.shown.alerts == ["increased!", "decreased!"] })
+        #expect(await eventually { remoteView.shown.alerts == ["increased!", "decreased!"] })
         #expect(await eventually { remoteView.shown.labels == ["0", "1", "0"] })
         #expect(remote.currentState.value == 0)
         await hub.close()
@@ -126,7 +126,7 @@ struct LiveDaemonTests {
         // Every accepted action's patches reach both clients; a fresh client agrees.
         let fresh = try await connect(daemon)
         let third = try await fresh.join(address, state: TodoReactor.State.self, action: TodoReactor.Action.self)
-        #expect(await eventually(.seconds(10)) {
+        #expect(await eventually {
             lists.allSatisfy { $0.version == third.version && $0.currentState == third.currentState }
         })
         #expect(!third.currentState.items.isEmpty)
@@ -174,7 +174,7 @@ struct LiveDaemonTests {
         let statuses = hub.statusUpdates
         let counter = try await hub.join(unique("counter"), state: CounterReactor.State.self, action: CounterReactor.Action.self)
         try await counter.send(.increase)
-        #expect(await eventually(.seconds(5)) { counter.currentState.value == 1 && !counter.currentState.isLoading })
+        #expect(await eventually { counter.currentState.value == 1 && !counter.currentState.isLoading })
         let oldEpoch = counter.epoch
 
         first.kill()
@@ -186,10 +186,10 @@ struct LiveDaemonTests {
             if case .open = status, sawReconnecting { break }
         }
         // Memory persistence: the restarted instance starts afresh, under a new epoch.
-        #expect(await eventually(.seconds(5)) { counter.epoch != oldEpoch })
+        #expect(await eventually { counter.epoch != oldEpoch })
         #expect(counter.currentState.value == 0)
         try await counter.send(.increase)
-        #expect(await eventually(.seconds(5)) { counter.currentState.value == 1 && !counter.currentState.isLoading })
+        #expect(await eventually { counter.currentState.value == 1 && !counter.currentState.isLoading })
         await hub.close()
     }
 
@@ -201,15 +201,15 @@ struct LiveDaemonTests {
         let hub = try await connect(first)
         let counter = try await hub.join(unique("counter"), state: CounterReactor.State.self, action: CounterReactor.Action.self)
         try await counter.send(.increase)
-        #expect(await eventually(.seconds(5)) { counter.currentState.value == 1 && !counter.currentState.isLoading })
+        #expect(await eventually { counter.currentState.value == 1 && !counter.currentState.isLoading })
         let (epoch, version) = (counter.epoch, counter.version)
 
         await first.stop()
         let second = try await first.restart()
         defer { second.kill() }
-        #expect(await eventually(.seconds(10)) { if case .open(let session) = hub.status { session != "" && hub.server != nil } else { false } })
+        #expect(await eventually { if case .open(let session) = hub.status { session != "" && hub.server != nil } else { false } })
         try await counter.send(.increase)
-        #expect(await eventually(.seconds(5)) { counter.currentState.value == 2 && !counter.currentState.isLoading })
+        #expect(await eventually { counter.currentState.value == 2 && !counter.currentState.isLoading })
         #expect(counter.epoch == epoch)
         #expect(counter.version == version + 3)
         await hub.close()

@@ -31,16 +31,19 @@ import Testing
         let (hub, server, doc) = try await joinedDoc(socket)
         let states = doc.states                     // subscribed, never read
         #expect(doc.publisher.slotCount == 1)
-        await pump(server, doc, from: 1, to: 200, size: 20_000)
+        await pump(server, doc, from: 1, to: 300, size: 20_000)
         let before = ResidentMemory.current()
-        await pump(server, doc, from: 201, to: 3200, size: 20_000)   // 60 MB of states in all
+        // 100 MB of distinct states: an unbounded buffer would hold them all (the resident
+        // memory then grows by about as much); other suites running meanwhile add noise,
+        // hence the margin.
+        await pump(server, doc, from: 301, to: 5300, size: 20_000)
         let grown = ResidentMemory.current() - before
-        #expect(doc.version == 3200)
+        #expect(doc.version == 5300)
         #expect(states.buffered == 1)
-        #expect(grown < 24 << 20, "resident memory grew by \(grown >> 20) MiB")
+        #expect(grown < 40 << 20, "resident memory grew by \(grown >> 20) MiB")
 
         var reader = states.makeAsyncIterator()
-        #expect(await reader.next()?["n"] == 3200)  // the latest, nothing older
+        #expect(await reader.next()?["n"] == 5300)  // the latest, nothing older
         _ = states
         await hub.close()
     }

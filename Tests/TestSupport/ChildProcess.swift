@@ -111,22 +111,19 @@ public final class ChildProcess: Sendable {
 
     /// The real `python3` executable, not a wrapper script (a pyenv shim would take the
     /// signals meant for Python and leave it running): what `python3` on PATH reports.
-    public static let python3: String = {
-        guard let probe = try? ChildProcess("/usr/bin/env", ["python3", "-c", "import sys; print(sys.executable)"]) else {
-            return "/usr/bin/python3"
+    public static func python3() async -> String {
+        if let known = python3Path.withLock({ $0 }) { return known }
+        var path = "/usr/bin/python3"
+        if let probe = try? ChildProcess("/usr/bin/env", ["python3", "-c", "import sys; print(sys.executable)"]),
+           let line = try? await probe.nextLine(timeout: .seconds(30)), !line.isEmpty
+        {
+            path = line
         }
-        var path = ""
-        for _ in 0..<1000 {
-            if let line = probe.takeLine() {
-                path = line
-                break
-            }
-            if probe.hasEnded { break }
-            usleep(5000)
-        }
-        probe.kill()
-        return path.isEmpty ? "/usr/bin/python3" : path
-    }()
+        python3Path.withLock { $0 = path }
+        return path
+    }
+
+    private static let python3Path = Locked<String?>(nil)
 
     private func takeLine() -> String? {
         state.withLock { $0.lines.isEmpty ? nil : $0.lines.removeFirst() }

@@ -35,7 +35,7 @@ final class RecordingClientDelegate: WebSocketClientDelegate {
 
     /// Waits until `count` events arrived (or 10 s passed) and returns them all.
     @discardableResult
-    func wait(for count: Int, timeout: Duration = .seconds(10)) async -> [Event] {
+    func wait(for count: Int, timeout: Duration = .seconds(20)) async -> [Event] {
         let deadline = ContinuousClock.now + timeout
         while all.count < count && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(5))
@@ -53,7 +53,7 @@ struct PythonPeer {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/ws_peer.py").path
 
     static func start(tls: Bool = false) async throws -> PythonPeer {
-        let process = try ChildProcess(ChildProcess.python3, [script] + (tls ? ["--tls"] : []))
+        let process = try ChildProcess(await ChildProcess.python3(), [script] + (tls ? ["--tls"] : []))
         var certificate: String?
         if tls {
             certificate = try await process.line(after: "certificate ")

@@ -6,12 +6,26 @@ import Locking
 /// time.
 final class RevisionSlot: Sendable {
     private struct Contents {
-        var buffer: [Revision] = []
+        /// Unread revisions from `head` on; read or dropped ones are set to nil at once,
+        /// so nothing but the unread revisions is kept alive, and reads are O(1).
+        var buffer: [Revision?] = []
+        var head = 0
         var waiter: CheckedContinuation<Revision?, Never>?
         var isFinished = false
         /// The newest revision offered: an older one arriving late (a new reader gets the
         /// latest while the publisher moves on) is dropped.
         var lastNumber: UInt64 = 0
+
+        /// Drops what was read once it is most of the array (amortised O(1)).
+        mutating func compact() {
+            if head == buffer.count {
+                buffer.removeAll(keepingCapacity: buffer.count <= 64)
+                head = 0
+            } else if head >= 64 && head * 2 >= buffer.count {
+                buffer.removeFirst(head)
+                head = 0
+            }
+        }
     }
 
     let capacity: Int
@@ -23,7 +37,7 @@ final class RevisionSlot: Sendable {
     }
 
     /// How many revisions wait to be read (tests).
-    var buffered: Int { contents.withLock { $0.buffer.count } }
+    var buffered: Int { contents.withLock { $0.buffer.count - $0.head } }
 
     /// Hands `revision` to the waiting reader, or buffers it.
     func offer(_ revision: Revision) {
@@ -35,9 +49,11 @@ final class RevisionSlot: Sendable {
                 return waiter
             }
             contents.buffer.append(revision)
-            if contents.buffer.count > capacity {
-                contents.buffer.removeFirst(contents.buffer.count - capacity)
+            if contents.buffer.count - contents.head > capacity {
+                contents.buffer[contents.head] = nil
+                contents.head += 1
             }
+            contents.compact()
             return nil
         }
         waiter?.resume(returning: revision)
@@ -58,7 +74,13 @@ final class RevisionSlot: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Revision?, Never>) in
                 let ready = contents.withLock { contents -> Revision?? in
-                    if !contents.buffer.isEmpty { return .some(contents.buffer.removeFirst()) }
+                    if contents.head < contents.buffer.count {
+                        let revision = contents.buffer[contents.head]
+                        contents.buffer[contents.head] = nil
+                        contents.head += 1
+                        contents.compact()
+                        return .some(revision)
+                    }
                     if contents.isFinished || Task.isCancelled { return .some(nil) }
                     precondition(contents.waiter == nil, "a state stream is read by one task at a time")
                     contents.waiter = continuation

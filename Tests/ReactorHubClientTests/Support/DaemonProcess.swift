@@ -89,7 +89,7 @@ enum Peer {
 
     /// Starts `script` and returns it with the port it printed.
     static func start(_ script: String, _ arguments: [String] = []) async throws -> (ChildProcess, Int) {
-        let process = try ChildProcess(ChildProcess.python3, [folder + "/" + script] + arguments)
+        let process = try ChildProcess(await ChildProcess.python3(), [folder + "/" + script] + arguments)
         guard let port = Int(try await process.line(after: "listening ")) else {
             throw TestClientError("\(script) printed no port")
         }

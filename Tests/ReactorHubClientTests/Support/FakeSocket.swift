@@ -7,11 +7,13 @@ struct TestTimeout: Error, CustomStringConvertible {
 }
 
 /// Polls `condition` until it holds or `timeout` passes.
-func eventually(_ timeout: Duration = .seconds(5), _ condition: () async -> Bool) async -> Bool {
+/// The defaults are generous: the suites run in parallel on loaded machines, and a
+/// condition that holds returns at once anyway.
+func eventually(_ timeout: Duration = .seconds(20), _ condition: () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(2))
+        try? await Task.sleep(for: .milliseconds(5))
     }
     return await condition()
 }
@@ -57,7 +59,7 @@ final class FakeSocket: ClientSocket {
     var isShutDown: Bool { contents.withLock { $0.shutDown } }
 
     /// The next connection the client opened (in order), waiting for it if needed.
-    func nextConnection(timeout: Duration = .seconds(5)) async throws -> FakeConnection {
+    func nextConnection(timeout: Duration = .seconds(20)) async throws -> FakeConnection {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let next = contents.withLock { contents -> FakeConnection? in
@@ -66,7 +68,7 @@ final class FakeSocket: ClientSocket {
                 return contents.connections[contents.taken - 1]
             }
             if let next { return next }
-            try await Task.sleep(for: .milliseconds(2))
+            try await Task.sleep(for: .milliseconds(5))
         }
         throw TestTimeout(description: "the client opened no connection within \(timeout)")
     }
@@ -123,7 +125,7 @@ final class FakeConnection: ClientSocketConnection {
     var closedByClient: (code: UInt16, reason: String)? { contents.withLock { $0.closedByClient } }
 
     /// The next message the client sent that the test has not read yet.
-    func next(timeout: Duration = .seconds(5)) async throws -> JSONValue {
+    func next(timeout: Duration = .seconds(20)) async throws -> JSONValue {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let next = contents.withLock { contents -> JSONValue? in
@@ -132,13 +134,13 @@ final class FakeConnection: ClientSocketConnection {
                 return contents.sent[contents.read - 1]
             }
             if let next { return next }
-            try await Task.sleep(for: .milliseconds(2))
+            try await Task.sleep(for: .milliseconds(5))
         }
         throw TestTimeout(description: "the client sent nothing within \(timeout)")
     }
 
     /// The next message of type `type`; others before it are skipped.
-    func next(_ type: String, timeout: Duration = .seconds(5)) async throws -> JSONValue {
+    func next(_ type: String, timeout: Duration = .seconds(20)) async throws -> JSONValue {
         while true {
             let message = try await next(timeout: timeout)
             if message["type"]?.stringValue == type { return message }
