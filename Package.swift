@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "Reactor", targets: ["Reactor"]),
         .library(name: "ReactorTesting", targets: ["ReactorTesting"]),
         .library(name: "ReactorHubServer", targets: ["ReactorHubServer"]),
+        .library(name: "ReactorHubClient", targets: ["ReactorHubClient"]),
+        .executable(name: "reactorhub-cli", targets: ["reactorhub-cli"]),
     ],
     targets: [
         .systemLibrary(
@@ -45,6 +47,15 @@ let package = Package(
         .target(name: "Daemon", dependencies: ["Hub", "Reactors", "Persistence", "JSON", "Auth", "Lifecycle", "Logging", "Metrics", "Transport"], swiftSettings: strict),
         .target(name: "ReactorHubServer", dependencies: ["Daemon", "Hub", "Reactor", "JSON"], swiftSettings: strict),
         .executableTarget(name: "reactorhub", dependencies: ["ReactorHubServer"], swiftSettings: strict),
+        .target(
+            name: "ReactorHubClient",
+            dependencies: [
+                "JSON", "Reactor", "Locking", "Logging",
+                .target(name: "Transport", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(name: "reactorhub-cli", dependencies: ["ReactorHubClient", "JSON", "Locking", "Logging"], swiftSettings: strict),
 
         .systemLibrary(name: "CBenchSys", path: "Sources/reactorhub-bench/CBenchSys"),
         // libssl, for the load generator's wss:// client only (the daemon's TLS is lws').
@@ -57,9 +68,16 @@ let package = Package(
         ),
         .executableTarget(name: "json-bench", dependencies: ["JSON"], swiftSettings: strict),
         .executableTarget(name: "reactor-bench", dependencies: ["Reactor"], swiftSettings: strict),
+        .executableTarget(name: "client-bench", dependencies: ["ReactorHubClient", "JSON", "Logging"], swiftSettings: strict),
 
         .target(name: "TestSupport", dependencies: ["Transport", "Locking"], path: "Tests/TestSupport", swiftSettings: strict),
-        .testTarget(name: "TransportTests", dependencies: ["Transport", "TestSupport", "Locking", "Logging"], swiftSettings: strict),
+        .testTarget(name: "TransportTests", dependencies: ["Transport", "TestSupport", "Locking", "Logging"], exclude: ["Peers"], swiftSettings: strict),
+        .testTarget(
+            name: "ReactorHubClientTests",
+            dependencies: ["ReactorHubClient", "Reactors", "Reactor", "JSON", "Locking", "Logging", "TestSupport"],
+            exclude: ["Peers"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "ReactorTests", dependencies: ["Reactor", "ReactorTesting", "Locking"], swiftSettings: strict),
         .testTarget(name: "HubTests", dependencies: ["Hub", "Reactors", "Reactor", "JSON", "Transport", "TestSupport", "Locking", "Logging", "Auth"], swiftSettings: strict),
         .testTarget(name: "ReactorsTests", dependencies: ["Reactors", "Reactor", "ReactorTesting", "JSON"], swiftSettings: strict),

@@ -18,12 +18,15 @@ fi
 if grep -E "warning:|error:" "$REACTORHUB_TEST_OUTPUT/build.log"; then
   echo "the build printed warnings (above); the project builds with zero warnings" >&2; exit 1
 fi
+# The client's live tests (and the e2e suites below) start this daemon.
+export REACTORHUB_BINARY="$PWD/.build/debug/reactorhub"
+export REACTORHUB_CLI="$PWD/.build/debug/reactorhub-cli"
 swift test --skip-build 2>&1 | tee "$timings/swift.log"
 test "${PIPESTATUS[0]}" -eq 0
 
-step "Hub, transport, cluster and runtime concurrency under the thread sanitizer"
+step "Hub, transport (server and client), cluster, Swift client and runtime concurrency under the thread sanitizer"
 TSAN_OPTIONS="halt_on_error=1" swift test --sanitize=thread --scratch-path .build/tsan \
-  --filter "ConcurrencyTests|HubTests|TransportTests|ClusterTests" 2>&1 | tee "$timings/tsan.log"
+  --filter "ConcurrencyTests|HubTests|TransportTests|ClusterTests|ClientProtocolTests|LiveDaemonTests|LiveFakeHubTests" 2>&1 | tee "$timings/tsan.log"
 test "${PIPESTATUS[0]}" -eq 0
 if grep -q "ThreadSanitizer" "$timings/tsan.log"; then
   echo "the thread sanitizer reported (above)" >&2; exit 1
@@ -38,9 +41,7 @@ test "${PIPESTATUS[0]}" -eq 0
 swift test --skip-build --package-path Examples/Poll --scratch-path .build/examples 2>&1 | tee "$timings/examples.log"
 export REACTORHUB_POLL_BINARY="$PWD/.build/examples/debug/poll-server"
 
-export REACTORHUB_BINARY="$PWD/.build/debug/reactorhub"
-
-step "End-to-end suites: websocat walkthrough, multi-client sync (real daemon process)"
+step "End-to-end suites: websocat walkthrough, multi-client sync, reactorhub-cli (real daemon processes)"
 python3 -m pytest -q -p no:cacheprovider --junitxml="$timings/e2e.xml" Tests/e2e
 
 if ls Tests/web/*.test.* >/dev/null 2>&1 || ls Tests/web/*.mjs >/dev/null 2>&1; then

@@ -3,7 +3,8 @@
 
 // libwebsockets 4.1 as Debian builds it. Macros and multi-bit option values do not
 // import into Swift, so the few that ReactorHub needs are exposed here as static inline
-// functions with the `rh_lws_` prefix. Nothing else belongs in this file.
+// functions with the `rh_lws_` prefix. Nothing else belongs in this file. The server
+// (ServerCore) and the client (ClientCore) in Transport are its only users.
 
 #include <libwebsockets.h>
 
@@ -79,6 +80,31 @@ static inline int rh_lws_write_http(struct lws *wsi, unsigned char *buf, size_t 
 /// Sets the close code and reason sent when the callback next returns -1.
 static inline void rh_lws_close_reason(struct lws *wsi, int code, const unsigned char *reason, size_t len) {
     lws_close_reason(wsi, (enum lws_close_status)code, (unsigned char *)reason, len);
+}
+
+/// Client side (WebSocketClient): the context listens nowhere (and initialises OpenSSL for
+/// wss:// with rh_lws_option_ssl_global_init, above).
+static inline int rh_lws_context_port_no_listen(void) { return CONTEXT_PORT_NO_LISTEN; }
+
+/// `ssl_connection` flags of a client connection: TLS for wss://, and with `insecure` any
+/// certificate (self-signed, expired, another host name) is accepted.
+static inline int rh_lws_client_ssl_flags(int secure, int insecure) {
+    if (!secure) return 0;
+    int flags = LCCSCF_USE_SSL;
+    if (insecure) flags |= LCCSCF_ALLOW_SELFSIGNED | LCCSCF_SKIP_SERVER_CERT_HOSTNAME_CHECK | LCCSCF_ALLOW_EXPIRED;
+    return flags;
+}
+
+/// Makes lws drop a connection (one still connecting included) on its next service pass.
+static inline void rh_lws_kill_async(struct lws *wsi) {
+    lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+}
+
+/// Appends `name: value` to a client handshake; `name` ends with ':'. Nonzero when no room is left.
+static inline int rh_lws_append_header(struct lws *wsi, const char *name, const char *value, int length,
+                                       unsigned char **position, unsigned char *end) {
+    return lws_add_http_header_by_name(wsi, (const unsigned char *)name, (const unsigned char *)value,
+                                       length, position, end);
 }
 
 #endif

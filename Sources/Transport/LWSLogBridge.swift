@@ -4,8 +4,8 @@ import Logging
 import Synchronization
 
 /// Routes libwebsockets' own log lines into the logger of the server that installed it
-/// last: lws' errors at `info` (they concern one peer, rarely the server: library code
-/// logs at info or below), its warnings at `debug`. lws logs through one process-wide C callback, which has no
+/// last: lws' errors at `warning` (they concern one peer, rarely the server, but they say
+/// why a TLS handshake or a client connection failed), its warnings at `debug`. lws logs through one process-wide C callback, which has no
 /// context pointer, hence the one logger kept here.
 enum LWSLogBridge {
     fileprivate static let logger = Locked<Logger?>(nil)
@@ -37,7 +37,7 @@ private func lwsLogEmit(_ level: Int32, _ line: UnsafePointer<CChar>?) {
         return
     }
     if level & rh_lws_log_err() != 0 {
-        logger.info(text)
+        logger.warning(text)
     } else {
         logger.debug(text)
     }

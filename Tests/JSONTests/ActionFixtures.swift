@@ -1,10 +1,10 @@
 import JSON
 
-enum CounterAction: Decodable, Equatable { case increase, decrease }
+enum CounterAction: Codable, Equatable { case increase, decrease }
 
-enum WeatherAction: Decodable, Equatable { case searchCityWeather(city: String) }
+enum WeatherAction: Codable, Equatable { case searchCityWeather(city: String) }
 
-enum TodoAction: Decodable, Equatable {
+enum TodoAction: Codable, Equatable {
     case add(title: String)
     case toggle(id: String)
     case rename(id: String, title: String)
@@ -13,7 +13,7 @@ enum TodoAction: Decodable, Equatable {
     case clearCompleted
 }
 
-enum DocAction: Decodable, Equatable {
+enum DocAction: Codable, Equatable {
     case set(path: String, value: JSONValue)
     case remove(path: String)
     case patch(ops: [JSONValue])
@@ -22,7 +22,7 @@ enum DocAction: Decodable, Equatable {
 
 struct Point: Codable, Equatable { var x: Int; var y: Int }
 
-enum MixedAction: Decodable, Equatable {
+enum MixedAction: Codable, Equatable {
     case note(String)
     case pair(Int, String)
     case scale(factor: Double)
@@ -32,9 +32,9 @@ enum MixedAction: Decodable, Equatable {
     case mark(rank: Rank?)
 }
 
-enum RefreshAction: Decodable, Equatable { case refresh }
+enum RefreshAction: Codable, Equatable { case refresh }
 
-enum RawAction: String, Decodable, CaseIterable { case start, stop }
+enum RawAction: String, Codable, CaseIterable { case start, stop }
 
 /// A hand-written conformance: the schema cannot describe it, and must not crash.
 enum HandWritten: Decodable, Equatable {

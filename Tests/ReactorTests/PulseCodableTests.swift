@@ -79,4 +79,59 @@ import Testing
         #expect(refired != fired)
         #expect(refired.$alertMessage.valueUpdatedCount == 2)
     }
+
+    /// A source whose pulses decode their values from JSON text.
+    func source(_ pulses: [String: (count: UInt, json: String)]) -> PulseSource {
+        PulseSource(pulses.mapValues { entry in
+            PulseSource.Fired(updateCount: entry.count) { type in
+                try JSONDecoder().decode(type, from: Data(entry.json.utf8))
+            }
+        })
+    }
+
+    func decode<Value: Decodable>(_ type: Value.Type, _ json: String, with source: PulseSource) throws -> Value {
+        let decoder = JSONDecoder()
+        decoder.userInfo[PulseSource.userInfoKey] = source
+        return try decoder.decode(type, from: Data(json.utf8))
+    }
+
+    @Test func aPulseSourceGivesAnAbsentPulseItsCountAndValue() throws {
+        let state = try decode(State.self, #"{"value":1,"isLoading":false}"#, with: source(["alertMessage": (3, #""increased!""#)]))
+        #expect(state.value == 1)
+        #expect(state.alertMessage == "increased!")
+        #expect(state.$alertMessage.valueUpdatedCount == 3)
+    }
+
+    @Test func aPulseSourceWinsOverWhatTheEncodedStateHolds() throws {
+        let fromNull = try decode(State.self, #"{"value":1,"isLoading":false,"alertMessage":null}"#, with: source(["alertMessage": (2, #""x""#)]))
+        #expect(fromNull.alertMessage == "x")
+        #expect(fromNull.$alertMessage.valueUpdatedCount == 2)
+        let fromValue = try decode(State.self, #"{"value":1,"isLoading":false,"alertMessage":"old"}"#, with: source(["alertMessage": (5, "null")]))
+        #expect(fromValue.alertMessage == nil)
+        #expect(fromValue.$alertMessage.valueUpdatedCount == 5)
+    }
+
+    @Test func aPulseTheSourceDoesNotKnowDecodesAsBefore() throws {
+        let absent = try decode(State.self, #"{"value":1,"isLoading":false}"#, with: source(["other": (1, "1")]))
+        #expect(absent.alertMessage == nil)
+        #expect(absent.$alertMessage.valueUpdatedCount == 0)
+        let present = try decode(State.self, #"{"value":1,"isLoading":false,"alertMessage":"hi"}"#, with: source([:]))
+        #expect(present.alertMessage == "hi")
+        #expect(present.$alertMessage.valueUpdatedCount == 0)
+    }
+
+    @Test func aSourceValueOfTheWrongTypeFailsTheDecode() {
+        #expect(throws: DecodingError.self) {
+            try decode(State.self, #"{"value":1,"isLoading":false}"#, with: source(["alertMessage": (1, "42")]))
+        }
+    }
+
+    @Test func statesDecodedWithGrowingCountsLetPulseStreamsFire() throws {
+        // The way a mirror feeds a local runtime: each received pulse bumps the count.
+        let before = try decode(State.self, #"{"value":0,"isLoading":false}"#, with: source(["alertMessage": (1, #""a""#)]))
+        let same = try decode(State.self, #"{"value":0,"isLoading":false}"#, with: source(["alertMessage": (1, #""a""#)]))
+        let after = try decode(State.self, #"{"value":0,"isLoading":false}"#, with: source(["alertMessage": (2, #""a""#)]))
+        #expect(before == same)
+        #expect(after != before)
+    }
 }

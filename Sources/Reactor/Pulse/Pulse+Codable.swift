@@ -13,9 +13,24 @@ extension Pulse: Encodable where Value: Encodable {
     }
 }
 
-/// A pulse decodes from its bare value, as one that has not fired yet.
+/// A pulse decodes from its bare value, as one that has not fired yet; or, when the
+/// decoder carries a `PulseSource` that knows it, with the source's count and value.
 extension Pulse: Decodable where Value: Decodable {
     public init(from decoder: any Decoder) throws {
+        if let source = decoder.userInfo[PulseSource.userInfoKey] as? PulseSource,
+           let name = decoder.codingPath.last?.stringValue,
+           let fired = source[name]
+        {
+            guard let value = try fired.decodeValue(Value.self) as? Value else {
+                throw DecodingError.typeMismatch(Value.self, DecodingError.Context(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "the pulse source decoded a value that is not a \(Value.self)"
+                ))
+            }
+            self.init(wrappedValue: value)
+            valueUpdatedCount = fired.updateCount
+            return
+        }
         let container = try decoder.singleValueContainer()
         self.init(wrappedValue: try container.decode(Value.self))
     }
@@ -25,12 +40,20 @@ extension KeyedDecodingContainer {
     /// Decodes a pulse of an optional value, treating a missing key as `nil`.
     ///
     /// Synthesized `init(from:)` picks this overload for `@Pulse var alertMessage: String?`, so
-    /// such a state decodes from JSON that carries no pulses (pulses are never in the state).
+    /// such a state decodes from JSON that carries no pulses (pulses are never in the state);
+    /// a `PulseSource` in the decoder's `userInfo` still gives it its count and value.
     public func decode<Value: Decodable & ExpressibleByNilLiteral>(
         _ type: Pulse<Value>.Type,
         forKey key: Key
     ) throws -> Pulse<Value> {
-        try decodeIfPresent(type, forKey: key) ?? Pulse(wrappedValue: nil)
+        if let pulse = try decodeIfPresent(type, forKey: key) {
+            return pulse
+        }
+        // Absent or null in the encoded state: a `PulseSource` may still know it.
+        if let decoder = try? superDecoder(forKey: key), decoder.userInfo[PulseSource.userInfoKey] != nil {
+            return try Pulse(from: decoder)
+        }
+        return Pulse(wrappedValue: nil)
     }
 }
 

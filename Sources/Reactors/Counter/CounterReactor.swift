@@ -5,7 +5,7 @@ public import Reactor
 /// alert. Actions overlap (their effects merge), exactly as in the seed.
 public final class CounterReactor: Reactor {
     // Action is an user interaction
-    public enum Action: Decodable, Sendable {
+    public enum Action: Codable, Sendable, Equatable {
         case increase
         case decrease
     }

@@ -7,7 +7,7 @@ public import Reactor
 /// the `event` pulse. An operation that does not apply, or that would make the document's
 /// compact JSON longer than `maxBytes`, is refused and nothing changes.
 public final class DocReactor: Reactor {
-    public enum Action: Decodable, Sendable {
+    public enum Action: Codable, Sendable, Equatable {
         case set(path: String, value: JSONValue)
         case remove(path: String)
         case patch(ops: [JSONValue])

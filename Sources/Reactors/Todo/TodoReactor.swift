@@ -5,7 +5,7 @@ public import Reactor
 /// Invalid requests (an unknown id, an empty or over-long title, an out-of-range move, an
 /// add past `maxItems`) are refused with the reason, and nothing changes.
 public final class TodoReactor: Reactor {
-    public enum Action: Decodable, Sendable {
+    public enum Action: Codable, Sendable, Equatable {
         case add(title: String)
         case toggle(id: String)
         case rename(id: String, title: String)

@@ -6,7 +6,7 @@ public import Reactor
 /// unknown city leaves the weather as it was and pulses `errorMessage` once `isLoading`
 /// is false again.
 public final class WeatherReactor: Reactor {
-    public enum Action: Decodable, Sendable {
+    public enum Action: Codable, Sendable, Equatable {
         /// 도시의 날씨 검색 (search a city's weather)
         case searchCityWeather(city: String)
     }

@@ -1,0 +1,51 @@
+import JSON
+
+/// Actions: sent with an `id`, answered by `ref`, resent once after a reconnect.
+extension ClientEngine {
+    /// Sends `payload` to `address` and waits for the server's answer. An action
+    /// dispatched while disconnected goes out once the reactor is joined again.
+    func dispatch(_ address: String, payload: JSONValue) async -> Result<ActionAck, HubClientError> {
+        guard !isClosed else { return .failure(HubClientError(.closed, "the client is closed", reactor: address)) }
+        guard let entry = entries[address] else {
+            return .failure(HubClientError(.left, "\(address) is not joined by this client", reactor: address))
+        }
+        let id = options.makeActionID()
+        ledger.add(id: id, address: address, payload: payload)
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Result<ActionAck, HubClientError>, Never>) in
+                actionWaiters[id] = waiter
+                if isOpen, entry.joinedOn == connectionNumber, entries[address] === entry {
+                    sendAction(id, address: address, payload: payload)
+                }
+            }
+        } onCancel: {
+            Task { await self.cancelAction(id) }
+        }
+    }
+
+    private func sendAction(_ id: String, address: String, payload: JSONValue) {
+        let ref = makeRef()
+        ledger.markSent(id: id, ref: ref, connection: connectionNumber)
+        send(ClientFrames.action(address, payload: payload, ref: ref, id: id))
+    }
+
+    /// Sends what waits for `entry`, oldest first: actions dispatched while disconnected
+    /// and those whose answer the last connection lost (same `id`).
+    func flushActions(of entry: ReactorEntry) {
+        for action in ledger.unsent(for: entry.address) {
+            if action.sends > 0 {
+                logger.debug("resending an unanswered action", metadata: ["reactor": entry.address, "id": action.id])
+            }
+            sendAction(action.id, address: action.address, payload: action.payload)
+        }
+    }
+
+    /// The caller stopped waiting; an answer that comes later is ignored.
+    private func cancelAction(_ id: String) {
+        guard let action = ledger.remove(id: id) else { return }
+        let message = action.sends > 0
+            ? "the wait for the answer to action \(id) was cancelled; it may still be applied"
+            : "action \(id) was cancelled before it was sent"
+        actionWaiters.removeValue(forKey: id)?.resume(returning: .failure(HubClientError(.cancelled, message, reactor: action.address)))
+    }
+}

@@ -1,0 +1,251 @@
+import Foundation
+import JSON
+import Logging
+
+/// The client's one serial context: the connection and its reconnects, the reactors it
+/// holds, the requests and actions waiting for answers. An actor: socket events, calls
+/// from handles and timers all take turns in it, so none of its state needs a lock. What
+/// handles read without waiting (the latest state) is published to each reactor's
+/// `ReplicaPublisher`.
+///
+/// `run()` is the connection loop: connect (with the current token), read `hello`,
+/// re-join every reactor (with `since` when it has a state), read until the connection
+/// drops, wait for the backoff delay, and again, until `close()`.
+actor ClientEngine {
+    enum Request {
+        case join(address: String)
+        case leave(CheckedContinuation<Void, Never>)
+        case ping(sentAt: ContinuousClock.Instant, CheckedContinuation<Result<Duration, HubClientError>, Never>)
+        case auth
+    }
+
+    let url: String
+    let options: HubClientOptions
+    let logger: Logger
+    let socket: any ClientSocket
+    let ownsSocket: Bool
+    let tokenSource: TokenSource?
+    nonisolated let board = StatusBoard()
+
+    // The connection.
+    var connection: (any ClientSocketConnection)?
+    var connectionNumber = 0
+    /// `hello` arrived on the current connection.
+    var isOpen = false
+    var hello: HubServerInfo?
+    /// Reconnect attempts since the last `hello`.
+    var attempt = 0
+    var isClosed = false
+    var everOpened = false
+    var runTask: Task<Void, Never>?
+    var helloTimer: Task<Void, Never>?
+    var firstOutcome: CheckedContinuation<Result<Void, HubClientError>, Never>?
+    var lastFailure: HubClientError?
+
+    // The token.
+    var token: String?
+    /// The server refused or expired the token: fetch a fresh one before the next upgrade.
+    var tokenIsStale = false
+    var refreshTimer: Task<Void, Never>?
+
+    // Reactors, requests, actions.
+    var entries: [String: ReactorEntry] = [:]
+    var requests: [Int: Request] = [:]
+    var ledger = ActionLedger()
+    var actionWaiters: [String: CheckedContinuation<Result<ActionAck, HubClientError>, Never>] = [:]
+    var nextRef = 0
+
+    init(url: String, token: TokenSource?, options: HubClientOptions, socket: any ClientSocket, ownsSocket: Bool, logger: Logger) {
+        self.url = url
+        self.tokenSource = token
+        self.options = options
+        self.socket = socket
+        self.ownsSocket = ownsSocket
+        self.logger = logger
+    }
+
+    func makeRef() -> Int {
+        nextRef += 1
+        return nextRef
+    }
+
+    /// Sends one frame on the open connection; false when there is none.
+    @discardableResult
+    func send(_ frame: [UInt8]) -> Bool {
+        guard let connection else { return false }
+        connection.send(frame)
+        return true
+    }
+
+    // MARK: Lifecycle
+
+    /// Starts the connection loop; returns once the first connection said `hello`, or
+    /// with the reason it did not.
+    func start() async -> Result<Void, HubClientError> {
+        board.set(.connecting)
+        return await withCheckedContinuation { continuation in
+            firstOutcome = continuation
+            runTask = Task { await self.run() }
+        }
+    }
+
+    private func run() async {
+        while !isClosed {
+            let reason = await connectAndServe()
+            if isClosed { break }
+            guard everOpened, options.reconnect else {
+                let failure = lastFailure ?? HubClientError(.cannotConnect, reason)
+                finishFirst(.failure(failure))
+                await shutDown(failure: everOpened ? HubClientError(.closed, "the connection closed and reconnecting is off: \(reason)") : failure)
+                return
+            }
+            let delay = options.backoff.delay(attempt: attempt, random: options.random())
+            attempt += 1
+            board.set(.reconnecting(attempt: attempt, delay: delay, reason: reason))
+            logger.debug("reconnecting", metadata: ["attempt": String(attempt), "delay": "\(delay)", "reason": reason])
+            try? await Task.sleep(for: delay)
+        }
+    }
+
+    func finishFirst(_ result: Result<Void, HubClientError>) {
+        let waiter = firstOutcome
+        firstOutcome = nil
+        waiter?.resume(returning: result)
+    }
+
+    /// One connection from connect to loss; returns why it ended.
+    private func connectAndServe() async -> String {
+        lastFailure = nil
+        var headers: [String: String] = [:]
+        if let token = await currentToken() {
+            headers["Authorization"] = "Bearer \(token)"
+        }
+        let request = ClientSocketRequest(url: url, subprotocols: options.subprotocols, headers: headers)
+        let opened: any ClientSocketConnection
+        do {
+            opened = try await socket.connect(request)
+        } catch {
+            if error.isInvalidURL {
+                lastFailure = HubClientError(.invalidURL, error.message)
+            } else if error.httpStatus == 401 {
+                tokenIsStale = true
+                lastFailure = HubClientError(.unauthenticated, "the server refused the token (HTTP 401): \(error.message)")
+            } else {
+                lastFailure = HubClientError(.cannotConnect, "could not connect to \(url): \(error.message)")
+            }
+            return lastFailure?.message ?? error.message
+        }
+        guard !isClosed else {
+            opened.close(code: 1000, reason: "client closed")
+            return "closed"
+        }
+        connectionNumber += 1
+        let number = connectionNumber
+        connection = opened
+        let timeout = options.helloTimeout
+        helloTimer = Task {
+            try? await Task.sleep(for: timeout)
+            self.helloTimedOut(number)
+        }
+        for await event in opened.events {
+            switch event {
+            case .message(let bytes):
+                received(bytes, on: number)
+            case .closed(let code, let reason):
+                return lost(number, code: code, reason: reason)
+            }
+        }
+        return lost(number, code: 1006, reason: "connection lost")
+    }
+
+    private func helloTimedOut(_ number: Int) {
+        guard number == connectionNumber, !isOpen, let connection else { return }
+        logger.warning("no hello from the server in time; dropping the connection", metadata: ["url": url])
+        lastFailure = HubClientError(.timeout, "the server sent no hello within \(options.helloTimeout)")
+        connection.close(code: 1002, reason: "no hello")
+    }
+
+    /// The connection is gone: what was waiting on it fails or waits for the next one.
+    private func lost(_ number: Int, code: UInt16, reason: String) -> String {
+        guard number == connectionNumber else { return reason }
+        let description = reason.isEmpty ? "closed with \(code)" : "closed with \(code): \(reason)"
+        isOpen = false
+        connection = nil
+        helloTimer?.cancel()
+        refreshTimer?.cancel()
+        if code == 1008, reason.contains("expired") || reason.contains("revoked") || reason.contains("authentication") {
+            tokenIsStale = true
+        }
+        if !everOpened, lastFailure == nil {
+            lastFailure = HubClientError(.cannotConnect, "the connection to \(url) \(description) before the server said hello")
+        }
+        let pending = requests
+        requests = [:]
+        for request in pending.values {
+            switch request {
+            case .join, .auth:
+                break
+            case .leave(let waiter):
+                waiter.resume()
+            case .ping(_, let waiter):
+                waiter.resume(returning: .failure(HubClientError(.disconnected, "the connection \(description) before the pong")))
+            }
+        }
+        for entry in entries.values {
+            entry.joinRef = nil
+            entry.joinedOn = nil
+            entry.resyncing = false
+        }
+        for failed in ledger.connectionLost(number, resends: options.resendsUnansweredActions) {
+            let message = failed.sends >= 2
+                ? "the connection \(description) twice before the server answered action \(failed.id); it may or may not have been applied"
+                : "the connection \(description) before the server answered action \(failed.id); it may or may not have been applied"
+            actionWaiters.removeValue(forKey: failed.id)?.resume(returning: .failure(HubClientError(.disconnected, message, reactor: failed.address)))
+        }
+        logger.debug("connection lost", metadata: ["code": String(code), "reason": reason])
+        return description
+    }
+
+    /// Closes for good: the connection, every stream, every wait.
+    func close() async {
+        guard !isClosed else {
+            await runTask?.value
+            return
+        }
+        isClosed = true
+        connection?.close(code: 1000, reason: "client closed")
+        runTask?.cancel()
+        await shutDown(failure: HubClientError(.closed, "the client was closed"))
+        await runTask?.value
+    }
+
+    private func shutDown(failure: HubClientError) async {
+        isClosed = true
+        isOpen = false
+        helloTimer?.cancel()
+        refreshTimer?.cancel()
+        finishFirst(.failure(failure))
+        let pending = requests
+        requests = [:]
+        for request in pending.values {
+            switch request {
+            case .join, .auth: break
+            case .leave(let waiter): waiter.resume()
+            case .ping(_, let waiter): waiter.resume(returning: .failure(failure))
+            }
+        }
+        for action in ledger.removeAll() {
+            actionWaiters.removeValue(forKey: action.id)?.resume(returning: .failure(HubClientError(failure.code, failure.message, reactor: action.address)))
+        }
+        let ended = entries
+        entries = [:]
+        for entry in ended.values {
+            entry.resolveWaiters(.failure(HubClientError(failure.code, failure.message, reactor: entry.address)))
+            entry.publisher.finish(failure)
+        }
+        board.set(.closed)
+        if ownsSocket {
+            await socket.shutdown()
+        }
+    }
+}

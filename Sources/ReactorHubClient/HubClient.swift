@@ -1,0 +1,118 @@
+public import JSON
+public import Logging
+
+/// A connection to a ReactorHub daemon through which remote reactors read like local
+/// ReactorKit reactors: join one, read its `currentState`, follow its `states` and
+/// pulses, `send` it actions.
+///
+/// ```swift
+/// let hub = try await HubClient.connect("ws://127.0.0.1:8080/ws", token: .static(jwt), logger: logger)
+/// let counter = try await hub.join("counter/demo", state: CounterReactor.State.self, action: CounterReactor.Action.self)
+/// for await state in counter.states { render(state) }        // in one task
+/// for await message in counter.pulse(\.$alertMessage) { … } // in another
+/// let version = try await counter.send(.increase)
+/// await hub.close()
+/// ```
+///
+/// The client keeps each reactor's copy by the protocol's rules (patches apply only to
+/// the version they follow; a gap re-joins with `since`, a patch that does not apply
+/// re-joins without it), reconnects with an exponential backoff and jitter after the
+/// connection drops, resumes every joined reactor, sends each action with an `id` and
+/// sends it again (once, with the same `id`) when its answer was lost with the
+/// connection, and refreshes its token before it expires. Every method may be called
+/// from any task.
+public final class HubClient: Sendable {
+    let engine: ClientEngine
+    /// The logger handed to `connect`.
+    public let logger: Logger
+
+    private init(engine: ClientEngine, logger: Logger) {
+        self.engine = engine
+        self.logger = logger
+    }
+
+    deinit {
+        let engine = engine
+        Task { await engine.close() }
+    }
+
+    /// Connects to the daemon at `url` (`ws://HOST:PORT/ws` or `wss://…`) and returns once
+    /// it said `hello`; throws when this first connection fails (`cannot_connect`,
+    /// `unauthenticated` for a refused token, `invalid_url`). Later drops are reconnected.
+    public static func connect(
+        _ url: String,
+        token: TokenSource? = nil,
+        options: HubClientOptions = HubClientOptions(),
+        logger: Logger
+    ) async throws(HubClientError) -> HubClient {
+        let socket: any ClientSocket
+        let owned: Bool
+        if let given = options.socket {
+            socket = given
+            owned = false
+        } else {
+            socket = Self.platformSocket(options: options, logger: logger)
+            owned = true
+        }
+        let engine = ClientEngine(url: url, token: token, options: options, socket: socket, ownsSocket: owned, logger: logger)
+        let client = HubClient(engine: engine, logger: logger)
+        try await engine.start().get()
+        return client
+    }
+
+    private static func platformSocket(options: HubClientOptions, logger: Logger) -> any ClientSocket {
+        #if os(Linux)
+        return LibWebSocketsClientSocket(caFile: options.caFile, allowsInsecureTLS: options.allowsInsecureTLS, logger: logger)
+        #elseif canImport(Darwin)
+        return URLSessionClientSocket()
+        #else
+        fatalError("no platform socket: pass HubClientOptions.socket")
+        #endif
+    }
+
+    /// Joins the reactor at `address` (`KIND/ID`) and returns it once it has a state that
+    /// decodes as `State`. Throws the server's refusal (`unknown_reactor`, `forbidden`,
+    /// `too_many_joins`…) or `decoding_failed`. Joining an address twice gives two handles
+    /// of one subscription; it is left when the last handle leaves.
+    public func join<State: Decodable & Sendable, Action: Encodable & Sendable>(
+        _ address: String,
+        state: State.Type,
+        action: Action.Type
+    ) async throws(HubClientError) -> RemoteReactor<State, Action> {
+        let joined = try await engine.join(address).get()
+        let reactor = RemoteReactor<State, Action>(hub: self, address: address, joined: joined)
+        do {
+            try reactor.validate()
+        } catch {
+            await reactor.leave()
+            throw error
+        }
+        return reactor
+    }
+
+    /// Joins `address` without types: its state as a `JSONValue`, actions in wire form
+    /// (`"increase"`, `{"type":"add","title":"…"}`).
+    public func join(_ address: String) async throws(HubClientError) -> RemoteReactor<JSONValue, JSONValue> {
+        try await join(address, state: JSONValue.self, action: JSONValue.self)
+    }
+
+    /// The round-trip time of a `ping`.
+    public func ping() async throws(HubClientError) -> Duration {
+        try await engine.ping().get()
+    }
+
+    /// The connection's status now.
+    public var status: HubClientStatus { engine.board.status }
+
+    /// The status now, then every change; finishes when the client is closed.
+    public var statusUpdates: AsyncStream<HubClientStatus> { engine.board.updates() }
+
+    /// What the server said in its last `hello`: its name, this session, the kinds.
+    public var server: HubServerInfo? { engine.board.server }
+
+    /// Closes the connection for good: every reactor's streams end, every wait fails
+    /// with `closed`, the socket is released.
+    public func close() async {
+        await engine.close()
+    }
+}
