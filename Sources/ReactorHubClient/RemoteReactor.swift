@@ -154,6 +154,36 @@ public final class RemoteReactor<State: Decodable & Sendable, Action: Encodable 
 
     /// Leaves the reactor (when no other handle of it is left): its streams end, actions
     /// still waiting fail with `left`. Idempotent.
+    /// Everyone's presence here, this client's own included (PROTOCOL.md "Presence").
+    public var presence: PresenceView { publisher.presence.view }
+
+    /// The others' presence: every entry but this client's own connection.
+    public var others: [PresenceEntry] {
+        let own = hub.server?.session
+        return presence.entries.values.filter { $0.session != own }.sorted { $0.session < $1.session }
+    }
+
+    /// Presence views as they change (the latest only when the reader lags), starting
+    /// with the current one.
+    public var presenceUpdates: AsyncStream<PresenceView> { publisher.presence.stream() }
+
+    /// Sets this client's presence here (`nil` clears it); it is set again after a
+    /// reconnect, since a presence belongs to a connection.
+    public func setPresence(_ state: (some Encodable & Sendable)?) async throws(HubClientError) {
+        var value: JSONValue?
+        if let state {
+            do {
+                value = try JSONValueEncoder().encode(state)
+            } catch {
+                throw HubClientError(.invalidAction, "the presence state does not encode as JSON: \(error)", reactor: address)
+            }
+            guard case .object? = value else {
+                throw HubClientError(.invalidAction, "a presence state is a JSON object", reactor: address)
+            }
+        }
+        try await hub.engine.setPresence(address, state: value).get()
+    }
+
     public func leave() async {
         let first = hasLeft.withLock { left -> Bool in
             defer { left = true }

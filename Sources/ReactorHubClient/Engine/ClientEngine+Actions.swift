@@ -23,6 +23,19 @@ extension ClientEngine {
         }
     }
 
+    /// Sets (nil: clears) this client's presence in `address`; sent at once when joined,
+    /// else when the join is answered, and again after each reconnect.
+    func setPresence(_ address: String, state: JSONValue?) -> Result<Void, HubClientError> {
+        guard let entry = entries[address] else {
+            return .failure(HubClientError(.left, "\(address) is not joined by this client", reactor: address))
+        }
+        entry.ownPresence = state
+        if isOpen, entry.joinedOn == connectionNumber {
+            send(ClientFrames.presence(address, state: state, ref: makeRef()))
+        }
+        return .success(())
+    }
+
     private func sendAction(_ id: String, address: String, payload: JSONValue) {
         let ref = makeRef()
         ledger.markSent(id: id, ref: ref, connection: connectionNumber)

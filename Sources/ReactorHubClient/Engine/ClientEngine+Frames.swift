@@ -27,7 +27,8 @@ extension ClientEngine {
         case "left": onLeft(object, ref: ref)
         case "pong": onPong(ref: ref)
         case "authed": onAuthed(object, ref: ref)
-        default: break  // a newer server may send more (presence, …)
+        case "presence": onPresence(object)
+        default: break  // a newer server may send more
         }
     }
 
@@ -73,6 +74,7 @@ extension ClientEngine {
         }
         entry.replica.applySnapshot(state: state, epoch: epoch, version: version)
         entry.resyncing = false
+        entry.presence.publish(PresenceView(snapshot: object))
         entry.publish(.snapshot)
         if reply.answersJoin {
             joined(entry)
@@ -88,6 +90,7 @@ extension ClientEngine {
         let version = object["version"]?.intValue ?? -1
         switch entry.replica.resume(epoch: epoch, version: version) {
         case .accept:
+            entry.presence.publish(PresenceView(snapshot: object))
             if reply.answersJoin {
                 joined(entry)
             }
@@ -97,8 +100,18 @@ extension ClientEngine {
         }
     }
 
+    private func onPresence(_ object: JSONObject) {
+        guard let address = object["reactor"]?.stringValue, let entry = entries[address] else { return }
+        var view = entry.presence.view
+        view.apply(object)
+        entry.presence.publish(view)
+    }
+
     /// The server answered our join on this connection: the reactor is live here.
     private func joined(_ entry: ReactorEntry) {
+        if let own = entry.ownPresence {
+            send(ClientFrames.presence(entry.address, state: own, ref: makeRef()))
+        }
         entry.joinedOn = connectionNumber
         entry.resolveWaiters(.success(()))
         flushActions(of: entry)

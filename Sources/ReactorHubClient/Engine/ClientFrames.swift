@@ -43,6 +43,12 @@ enum ClientFrames {
         return writer.bytes
     }
 
+    static func presence(_ address: String, state: JSONValue?, ref: Int) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.writeValue(.object(["type": "presence", "reactor": .string(address), "state": state ?? .null, "ref": .int(ref)]))
+        return writer.bytes
+    }
+
     static func ping(ref: Int) -> [UInt8] {
         var writer = JSONWriter()
         writer.writeRaw(#"{"type":"ping","ref":"#)

@@ -18,6 +18,10 @@ final class ReactorEntry {
     var readyWaiters: [CheckedContinuation<Result<Void, HubClientError>, Never>] = []
     /// The pulses received since the join, by name.
     var pulses: [String: FiredPulse] = [:]
+    /// Everyone's presence, and the presence this client set (set again after a
+    /// reconnect: a presence belongs to a connection).
+    var presence: PresencePublisher { publisher.presence }
+    var ownPresence: JSONValue?
 
     init(address: String) {
         self.address = address

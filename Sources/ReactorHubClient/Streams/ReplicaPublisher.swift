@@ -22,6 +22,8 @@ final class ReplicaPublisher: Sendable {
     }
 
     let address: String
+    /// Everyone's presence in the reactor.
+    let presence = PresencePublisher()
     private let contents = Locked(Contents())
 
     init(address: String) {
