@@ -150,10 +150,8 @@ public final class RemoteReactor<State: Decodable & Sendable, Action: Encodable 
         return try await hub.engine.dispatch(address, payload: payload).get()
     }
 
-    // MARK: Leaving
+    // MARK: Presence
 
-    /// Leaves the reactor (when no other handle of it is left): its streams end, actions
-    /// still waiting fail with `left`. Idempotent.
     /// Everyone's presence here, this client's own included (PROTOCOL.md "Presence").
     public var presence: PresenceView { publisher.presence.view }
 
@@ -184,6 +182,10 @@ public final class RemoteReactor<State: Decodable & Sendable, Action: Encodable 
         try await hub.engine.setPresence(address, state: value).get()
     }
 
+    // MARK: Leaving
+
+    /// Leaves the reactor (when no other handle of it is left): its streams end, actions
+    /// still waiting fail with `left`. Idempotent.
     public func leave() async {
         let first = hasLeft.withLock { left -> Bool in
             defer { left = true }
