@@ -59,7 +59,7 @@ extension Hub {
         out.sample("reactorhub_updates_total", written.updates)
         out.family("reactorhub_pulses_total", type: "counter", help: "Pulse frames written to connections.")
         out.sample("reactorhub_pulses_total", written.pulses)
-        out.counter("reactorhub_snapshots_total", help: "Snapshots sent, by reason (join, resync).", metrics.snapshots)
+        out.counter("reactorhub_snapshots_total", help: "Snapshots sent, by reason (join, resync, reset).", metrics.snapshots)
         out.counter("reactorhub_resumes_total", help: "Joins with since, by result (resumed, snapshot).", metrics.resumes)
         out.gauge("reactorhub_outbound_queued_bytes", help: "Bytes waiting in connections' outboxes.", Double(delivery.queuedBytes))
         out.counter("reactorhub_slow_consumer_total", help: "Slow readers shed (dropped) or closed with 1013.", metrics.slowConsumers)
