@@ -71,6 +71,7 @@ extension Hub {
         if configuration.auth != nil {
             out.counter("reactorhub_auth_failures_total", help: "Tokens refused, by reason.", metrics.authFailures)
         }
+        out.gauge("reactorhub_ready", help: "1 while GET /readyz answers 200 ready, else 0.", unavailableReason == nil ? 1 : 0)
         for source in metricsSources.withLock({ $0 }) {
             source(&out)
         }
