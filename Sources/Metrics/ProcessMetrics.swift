@@ -21,9 +21,16 @@ public enum ProcessMetrics {
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
-    /// Open file descriptors.
+    /// Open file descriptors: the entries of `/proc/self/fd`, counted with `readdir` (one
+    /// per connection, so thousands: Foundation's listing builds a string for each).
     public static var openFileDescriptors: Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+        guard let folder = opendir("/proc/self/fd") else { return 0 }
+        defer { closedir(folder) }
+        var count = 0
+        while let entry = readdir(folder) {
+            if entry.pointee.d_name.0 != UInt8(ascii: ".") { count += 1 }
+        }
+        return count - 1  // the descriptor of the listing itself
     }
 
     /// The open-file limit (soft).
