@@ -3,6 +3,7 @@ daemon, a parser of the Prometheus text format, and a real Prometheus server (De
 `prometheus` package) scraping a daemon on loopback."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import pathlib
@@ -15,6 +16,14 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+
+
+# The e2e conftest's helpers, loaded under a name of their own: when the e2e and browser
+# suites run in one pytest session, `from conftest import …` may find the browser suite's.
+_spec = importlib.util.spec_from_file_location("e2e_conftest", pathlib.Path(__file__).with_name("conftest.py"))
+e2e_conftest = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(e2e_conftest)
+base_config = e2e_conftest.base_config
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 OUTPUT = pathlib.Path(os.environ.get("REACTORHUB_TEST_OUTPUT", ROOT / "test-output"))

@@ -7,14 +7,13 @@ import asyncio
 import json
 import os
 import signal
-import subprocess
 import time
 
 import pytest
 import websockets
 
-from conftest import base_config
-from ops_support import PROMETHEUS, PROMTOOL, RULES, ROOT, Prometheus, Scrape, http, labels, promtool, scrape, wait_until
+from ops_support import (PROMETHEUS, PROMTOOL, ROOT, RULES, Prometheus, Scrape, base_config, http, labels, promtool, scrape,
+                         wait_until)
 from sync_harness import SyncClient, barrier, write_report
 
 DOC = "doc/metrics"
@@ -22,7 +21,7 @@ FLOOD = "doc/flood"
 COUNTER = "counter/metrics"
 QUEUE_BYTES = 64 * 1024        # limits.outboundQueueBytes: the slow reader is shed past it
 PAD = "x" * 8000               # each flood patch is ~8 KB
-FLOOD_PATHS = 64               # the flooded document stays at ~512 KB (under doc.maxBytes)
+FLOOD_PATHS = 16               # the flooded document stays at ~128 KB: each action encodes it
 FLOOD_ROUND = 150              # actions between two looks at the daemon's counters
 FLOOD_ROUNDS = 60              # at most ~72 MB of patches before giving up
 SLOW_RCVBUF = 4096
@@ -56,6 +55,8 @@ def traffic_config():
     return base_config(
         limits={"actionsPerSecond": 1000000, "actionBurst": 1000000, "outboundQueueBytes": QUEUE_BYTES},
         reactors={"counter": {"delayMs": 50}, "weather": {"latencyMs": 50}},
+        # A reader that stops reading answers no ping: not dropped for that on a slow machine.
+        keepalive={"pingSeconds": 3600, "timeoutSeconds": 7200},
     )
 
 
