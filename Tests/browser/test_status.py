@@ -120,6 +120,21 @@ def top_rows(browser):
           [...row.querySelectorAll('[data-testid]')].map((cell) => cell.dataset.testid).join(' ')]);""")]
 
 
+def count_admin_requests(browser):
+    """Counts the page's requests to /admin/ from now on (in `window.__adminRequests`)."""
+    browser.driver.execute_script("""
+        window.__adminRequests = 0;
+        const original = window.fetch;
+        window.fetch = (resource, options) => {
+          if (String(resource).startsWith('/admin/')) window.__adminRequests += 1;
+          return original(resource, options);
+        };""")
+
+
+def admin_requests(browser):
+    return browser.driver.execute_script("return window.__adminRequests")
+
+
 def dark_screenshot(browser, step):
     browser.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
     try:
@@ -202,10 +217,16 @@ def test_top_instances_by_subscribers_with_the_admin_token_in_session_storage(st
             assert not browser.visible("top-instances")
             assert browser.driver.execute_script("return sessionStorage.length") == 0
 
+        count_admin_requests(a)
         a.find("admin-token").send_keys("not-the-token")
         a.find("admin-token-save").click()
         a.wait_text("top-message", "Admin API 401: the token is not admin.token.", 20)
         assert not a.visible("top-instances")
+        # A refused token is not sent again at every poll.
+        polled = points(a, "connections")
+        a.wait(lambda _: points(a, "connections") >= polled + 3, "three more polls", 20)
+        assert admin_requests(a) == 1
+        assert a.text("top-message") == "Admin API 401: the token is not admin.token."
 
         token = a.find("admin-token")
         token.clear()

@@ -93,6 +93,9 @@ async function pollReadiness() {
 
 function storedToken() { return sessionStorage.getItem(TOKEN_KEY) || ''; }
 
+// A token the admin API refused is not sent again until another one is typed.
+let refused = null;
+
 function topMessage(text, state = 'info') {
   const message = $('top-message');
   message.textContent = text;
@@ -108,6 +111,7 @@ async function pollInstances() {
     topMessage('Type the admin token to list the instances.');
     return;
   }
+  if (refused && refused.token === token) return;  // its message stays
   const response = await fetch('/admin/instances?limit=1000', { cache: 'no-store', headers: { Authorization: `Bearer ${token}` } });
   if (!response.ok) {
     table.hidden = true;
@@ -115,6 +119,7 @@ async function pollInstances() {
     const reason = response.status === 401 ? 'the token is not admin.token'
       : response.status === 404 ? 'this daemon has no admin.token: the admin API is off' : (await response.text()).trim();
     topMessage(`Admin API ${response.status}: ${reason}.`, 'error');
+    if (response.status === 401 || response.status === 404) refused = { token };
     return;
   }
   const page = await response.json();
@@ -148,6 +153,7 @@ function setUpTokenForm() {
     event.preventDefault();
     const token = input.value.trim();
     if (token) sessionStorage.setItem(TOKEN_KEY, token); else sessionStorage.removeItem(TOKEN_KEY);
+    refused = null;
     pollInstances().catch((error) => topMessage(`Admin API unreachable: ${error.message}`, 'error'));
   });
   $('admin-token-forget').addEventListener('click', () => {
