@@ -50,9 +50,10 @@ class Response:
         return json.loads(self.body)
 
 
-def http(port: int, path: str, method: str = "GET", token: str | None = None, body=None, timeout: float = 30) -> Response:
+def http(port: int, path: str, method: str = "GET", token: str | None = None, body=None, timeout: float = 30,
+         headers: dict | None = None) -> Response:
     """One request to the daemon on 127.0.0.1:`port`; any status is returned, none raised."""
-    headers = {}
+    headers = dict(headers or {})
     if token is not None:
         headers["Authorization"] = f"Bearer {token}"
     data = None
