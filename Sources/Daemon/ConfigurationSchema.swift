@@ -102,8 +102,8 @@ enum ConfigurationSchema {
             .key("certFile", \.certFile, .optional(.path(.file)), "the PEM certificate chain"),
             .key("keyFile", \.keyFile, .optional(.path(.file)), "the PEM private key"),
         ]),
-        .optional("metrics", \.metrics, "`GET /metrics` (Prometheus text) and `GET /readyz`", [
-            .key("enabled", \.enabled, .boolean, "serve them"),
+        .optional("metrics", \.metrics, "`GET /metrics` (Prometheus text; docs/operations.md)", [
+            .key("enabled", \.enabled, .boolean, "serve `GET /metrics`; `GET /readyz` answers either way"),
         ]),
         .optional("actions", \.actions, "idempotent action ids", [
             .key("dedupeSeconds", \.dedupeSeconds, .integer(1...604_800), "how long the outcome of an action id is kept"),

@@ -92,9 +92,7 @@ extension Hub {
             return .text(500, "\(address) could not be created afresh: \(error)")
         }
         guard let old = slot.replace(with: replacement) else { return .text(409, "\(address) is loading; retry") }
-        for output in old.retire() {
-            replacement.join(output, ref: nil, since: nil)
-        }
+        replacement.adopt(old.retire())
         let inspection = replacement.inspect(history: 0)
         logger.info("instance reset", metadata: ["reactor": address.description, "epoch": inspection.epoch])
         return json(.object([

@@ -59,7 +59,7 @@ extension Hub {
         out.sample("reactorhub_updates_total", written.updates)
         out.family("reactorhub_pulses_total", type: "counter", help: "Pulse frames written to connections.")
         out.sample("reactorhub_pulses_total", written.pulses)
-        out.counter("reactorhub_snapshots_total", help: "Snapshots sent, by reason (join, resync).", metrics.snapshots)
+        out.counter("reactorhub_snapshots_total", help: "Snapshots sent, by reason (join, resync, reset).", metrics.snapshots)
         out.counter("reactorhub_resumes_total", help: "Joins with since, by result (resumed, snapshot).", metrics.resumes)
         out.gauge("reactorhub_outbound_queued_bytes", help: "Bytes waiting in connections' outboxes.", Double(delivery.queuedBytes))
         out.counter("reactorhub_slow_consumer_total", help: "Slow readers shed (dropped) or closed with 1013.", metrics.slowConsumers)
@@ -71,6 +71,7 @@ extension Hub {
         if configuration.auth != nil {
             out.counter("reactorhub_auth_failures_total", help: "Tokens refused, by reason.", metrics.authFailures)
         }
+        out.gauge("reactorhub_ready", help: "1 while GET /readyz answers 200 ready, else 0.", unavailableReason == nil ? 1 : 0)
         for source in metricsSources.withLock({ $0 }) {
             source(&out)
         }

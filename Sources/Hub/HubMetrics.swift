@@ -18,7 +18,7 @@ public final class HubMetrics: Sendable {
     /// Actions by kind (the registered kinds: a bounded set) and result.
     let actions: [String: LabeledCounter]
     let actionSeconds = Histogram.latency()
-    let snapshots = LabeledCounter(label: "reason", values: ["join", "resync"])
+    let snapshots = LabeledCounter(label: "reason", values: ["join", "resync", "reset"])
     let resumes = LabeledCounter(label: "result", values: ["resumed", "snapshot"])
     let slowConsumers = LabeledCounter(label: "action", values: ["dropped", "closed"])
     let errors = LabeledCounter(label: "code", values: errorCodes)

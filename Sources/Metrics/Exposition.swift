@@ -69,11 +69,19 @@ public struct Exposition: Sendable {
     }
 
     static func escapeLabel(_ value: String) -> String {
-        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        guard needsEscaping(value, quote: true) else { return value }
+        return value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             .replacingOccurrences(of: "\n", with: "\\n")
     }
 
     static func escapeHelp(_ value: String) -> String {
-        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n")
+        guard needsEscaping(value, quote: false) else { return value }
+        return value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n")
+    }
+
+    /// Label values and help texts are nearly always plain: the scrape then skips the
+    /// Foundation replacements (a few hundred per scrape: half its cost with few connections).
+    private static func needsEscaping(_ value: String, quote: Bool) -> Bool {
+        value.utf8.contains { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\n") || (quote && $0 == UInt8(ascii: "\"")) }
     }
 }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-public import Foundation
+import Foundation
 
 /// The standard process metrics of Prometheus clients, read from `/proc/self` at scrape.
 public enum ProcessMetrics {
@@ -21,9 +21,16 @@ public enum ProcessMetrics {
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
-    /// Open file descriptors.
+    /// Open file descriptors: the entries of `/proc/self/fd`, counted with `readdir` (one
+    /// per connection, so thousands: Foundation's listing builds a string for each).
     public static var openFileDescriptors: Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+        guard let folder = opendir("/proc/self/fd") else { return 0 }
+        defer { closedir(folder) }
+        var count = 0
+        while let entry = readdir(folder) {
+            if entry.pointee.d_name.0 != UInt8(ascii: ".") { count += 1 }
+        }
+        return count - 1  // the descriptor of the listing itself
     }
 
     /// The open-file limit (soft).
@@ -33,6 +40,20 @@ public enum ProcessMetrics {
         return Int(limit.rlim_cur)
     }
 
-    /// When the process started, in seconds since 1970.
-    public static let startTime = Date().timeIntervalSince1970
+    /// When the process started, in seconds since 1970: its start in clock ticks after boot
+    /// (`/proc/self/stat`, field 22) placed on the wall clock through `CLOCK_BOOTTIME`, as
+    /// Prometheus' own clients do. (Not the time of the first scrape: a `static let` is
+    /// initialized lazily, on first use.)
+    public static let startTime: Double = {
+        let now = Date().timeIntervalSince1970
+        guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
+              let nameEnd = stat.lastIndex(of: ")")
+        else { return now }
+        // After the command name: field 3 (state) first, so field 22 (starttime) is the 20th.
+        let fields = stat[stat.index(after: nameEnd)...].split(separator: " ")
+        var boot = timespec()
+        guard fields.count > 19, let ticks = Double(fields[19]), clock_gettime(CLOCK_BOOTTIME, &boot) == 0 else { return now }
+        let uptime = Double(boot.tv_sec) + Double(boot.tv_nsec) / 1_000_000_000
+        return now - uptime + ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }()
 }

@@ -32,6 +32,9 @@ protocol HubInstance: AnyObject, Sendable {
     /// Detaches every subscriber and returns them, and publishes nothing from now on (the
     /// instance is replaced: its effects still running must not reach the store).
     func retire() -> [ConnectionOutput]
+    /// Subscribes the connections of the instance this one replaced (a reset) and sends
+    /// each a snapshot, counted as `reset` rather than as a join.
+    func adopt(_ outputs: [ConnectionOutput])
 }
 
 /// What the admin API shows of an instance.

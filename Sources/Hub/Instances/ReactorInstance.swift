@@ -215,6 +215,16 @@ where R.Action: Decodable, R.State: Encodable {
         }
     }
 
+    func adopt(_ outputs: [ConnectionOutput]) {
+        shared.withLock { shared in
+            for output in outputs where !shared.subscribers.contains(where: { $0 === output }) {
+                shared.subscribers.append(output)
+                context.metrics.snapshots.increment("reset")
+                deliver([.snapshot(stream, snapshot(&shared, ref: nil))], to: .one(output), requiredVersion: shared.version)
+            }
+        }
+    }
+
     private func snapshot(_ shared: inout Shared, ref: Ref?) -> OutboundMessage {
         let text: [UInt8]
         if let cached = shared.stateText {
