@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import JSONTestSupport
 import Testing
 
 /// Checks this module's diffs with an independent RFC 6902 implementation: Python's
