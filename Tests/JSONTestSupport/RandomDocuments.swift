@@ -41,13 +41,16 @@ public struct RandomDocuments: Sendable {
         public var maximumDepth: Int
         /// The member names.
         public var keys: [String]
+        /// The string values.
+        public var strings: [String] = RandomDocuments.strings
 
         /// Small documents, the property tests' profile.
         public static let standard = Profile(maximumMembers: 6, maximumElements: 7, maximumDepth: 5, keys: RandomDocuments.keys)
         /// Larger containers, less deep, and equivalent spellings of keys.
         public static let wide = Profile(
             maximumMembers: 14, maximumElements: 24, maximumDepth: 3,
-            keys: RandomDocuments.keys + RandomDocuments.equivalentKeys + (0..<12).map { "k\($0)" }
+            keys: RandomDocuments.keys + RandomDocuments.equivalentKeys + (0..<12).map { "k\($0)" },
+            strings: RandomDocuments.strings + RandomDocuments.equivalentKeys
         )
     }
 
@@ -60,7 +63,8 @@ public struct RandomDocuments: Sendable {
         self.profile = profile
     }
 
-    /// Keys in pairs that are equal as Swift `String`s and different as JSON member names:
+    /// Keys (and, in the wide profile, values) in pairs that are equal as Swift `String`s and
+    /// different as JSON strings:
     /// NFC and NFD, the Kelvin sign and `K`, combining marks in either order.
     public static let equivalentKeys = [
         "\u{E9}", "e\u{301}", "\u{212A}", "K", "a\u{301}\u{323}", "a\u{323}\u{301}", "\u{C5}", "\u{212B}",
@@ -96,7 +100,7 @@ public struct RandomDocuments: Sendable {
         case 4: return .int(pick([Int.max, Int.min, 0, 1 << 53, -(1 << 40)]))
         case 5: return .double(Double.random(in: -1_000...1_000, using: &generator))
         case 6: return .double(pick([0.5, -0.25, 1e-7, 1.5e300, 3.0, 0.1]))
-        case 7: return .string(pick(Self.strings))
+        case 7: return .string(pick(profile.strings))
         default: return .string(String(Int.random(in: 0..<100_000, using: &generator), radix: 36))
         }
     }
