@@ -53,6 +53,39 @@ struct ClientMessageParserTests {
     @Test func refOfExactly64CharactersIsAccepted() throws {
         let ref = String(repeating: "r", count: 64)
         #expect(try parse(#"{"type":"ping","ref":"\#(ref)"}"#).get().ref == .string(ref))
+        let korean = String(repeating: "\u{AC00}", count: 64)
+        #expect(try parse(#"{"type":"ping","ref":"\#(korean)"}"#).get().ref == .string(korean))
+        let escaped = String(repeating: "\u{1}", count: 10) + "abcd"  // 10 × \u0001 and 4: 64 written
+        #expect(try parse(#"{"type":"ping","ref":"\#(String(repeating: #"\u0001"#, count: 10))abcd"}"#).get().ref == .string(escaped))
+    }
+
+    /// Found by the client-message fuzz target: the limit counted `Character`s, so a ref of
+    /// 64 characters could be written back far longer, on every reply.
+    @Test(arguments: [
+        // The first finding: 60 characters with two NULs, written back as 70.
+        #"{"type":"pin1.5e300g","ref":"rrrrrrrr\u0000rrrrrrr\u0000rr rrrrrrrrrrrrrrrrrrrrrrrrrrrérrrrrrrrrrrr"}"#,
+        // The second (Fuzz/regressions/client-message): quotes, backslashes, a CR; 65 written.
+        #"{"type":"ping","ref":"rrrtrrrrrr\"rrrtrrrrrr\\rtrrrrrrSrrrrrrrrrr\rtrrrrrrSrrrrrrrrrrrr"}"#,
+        // 33 CR LF pairs: 33 characters, 66 scalars, 132 written.
+        #"{"type":"ping","ref":""# + String(repeating: #"\r\n"#, count: 33) + #""}"#,
+        // One character of 65 scalars: a letter and 64 combining marks.
+        #"{"type":"ping","ref":"e"# + String(repeating: "\u{301}", count: 64) + #""}"#,
+    ])
+    func refWrittenBackLongerThan64CharactersIsRefused(text: String) {
+        guard case .failure(let failure) = parse(text) else {
+            Issue.record("\(text) accepted")
+            return
+        }
+        #expect(failure.error.code == .badRequest)
+        #expect(failure.ref == nil)
+    }
+
+    @Test func writtenLengthCountsScalarsAndEscapesAsWritten() {
+        #expect(ClientMessageParser.writtenLength(of: "abc") == 3)
+        #expect(ClientMessageParser.writtenLength(of: "\u{0}") == 6)
+        #expect(ClientMessageParser.writtenLength(of: "\"\\\n") == 6)
+        #expect(ClientMessageParser.writtenLength(of: "\r\n") == 4)
+        #expect(ClientMessageParser.writtenLength(of: "e\u{301}\u{AC00}") == 3)
     }
 }
 

@@ -32,6 +32,8 @@ enum ClientMessageParser {
         var ref: JSONValue?
     }
 
+    /// The most characters a `ref` takes when written back: Unicode scalars, quotes aside,
+    /// an escaped one counted as its escape (see `writtenLength(of:)`).
     static let maxRefLength = 64
 
     static func parse(_ bytes: [UInt8]) -> Result<ClientRequest, Failure> {
@@ -112,13 +114,29 @@ enum ClientMessageParser {
     static func validRef(_ value: JSONValue) -> JSONValue? {
         // Careful: JSONValue is ExpressibleByNilLiteral, so a bare `nil` here could mean `.null`.
         switch value {
-        case .string(let text) where text.count <= maxRefLength:
+        case .string(let text) where writtenLength(of: text) <= maxRefLength:
             return .some(value)
         case .int, .double:
             return .some(value)  // a number's JSON text is at most 24 characters
         default:
             return .none
         }
+    }
+
+    /// The characters `text` takes in a reply, between the quotes: its Unicode scalars, with
+    /// a quote, a backslash or a control character counted as the escape the writer makes
+    /// of it (`\n` is 2, U+0001 is 6).
+    ///
+    /// Not `Character`s: one character can hold any number of scalars (`\r\n`, a letter
+    /// with combining marks), and the ref is echoed on every reply to the message.
+    static func writtenLength(of text: String) -> Int {
+        // Escaping never shortens a scalar: past the limit in scalars is past it written.
+        var scalars = 0
+        for _ in text.unicodeScalars {
+            scalars += 1
+            if scalars > maxRefLength { return scalars }
+        }
+        return String(decoding: JSONValue.string(text).serialized(), as: UTF8.self).unicodeScalars.count - 2
     }
 
     private static var typeList: String { ClientMessage.typeNames.joined(separator: ", ") }
