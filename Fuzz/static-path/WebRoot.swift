@@ -3,12 +3,15 @@ import Glibc
 #endif
 @testable import Transport
 
-/// A web root made once per fuzzing process, in a fresh folder under `TMPDIR`:
+/// A web root made once per fuzzing process, in a fresh folder under `TMPDIR` (names as
+/// Swift literals):
 ///
 /// ```
 /// outside/secret.txt          the file nothing may reach
 /// root/index.html, app.js, style.css, docs/index.html, docs/guide.md
 /// root/.env, root/.git/config, root/docs/.hidden
+/// root/.\u{301}accent                a dotfile whose first Character is ".\u{301}", not "."
+/// root/back\\\u{301}slash            a backslash that is no Character "\\" either
 /// root/escape.txt   -> ../outside/secret.txt     (a symlink pointing outside)
 /// root/outside-dir  -> ../outside                (a symlinked folder pointing outside)
 /// root/env-link.txt -> .env                      (a symlink to a dotfile inside)
@@ -34,6 +37,7 @@ struct WebRoot: Sendable {
         let files = [
             "/outside/secret.txt", "/root/index.html", "/root/app.js", "/root/style.css", "/root/docs/index.html",
             "/root/docs/guide.md", "/root/.env", "/root/.git/config", "/root/docs/.hidden",
+            "/root/.\u{301}accent", "/root/back\\\u{301}slash",
         ]
         for file in files {
             let descriptor = open(base + file, O_CREAT | O_WRONLY | O_TRUNC, 0o644)

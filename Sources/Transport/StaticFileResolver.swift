@@ -4,7 +4,8 @@ import Glibc
 
 /// Maps a request path to a file under the web root, refusing anything that would escape
 /// it: `..` segments, percent-encoded traversal, NUL bytes, backslashes, and symbolic
-/// links that lead outside the root.
+/// links that lead outside the root; and dotfiles, whether requested or reached through a
+/// symbolic link.
 struct StaticFileResolver: Sendable {
     /// A file to serve.
     struct Resolved: Equatable {
@@ -42,10 +43,23 @@ struct StaticFileResolver: Sendable {
             candidate += "/index.html"
         }
         guard let canonical = Self.canonicalPath(candidate),
-              canonical == root || canonical.hasPrefix(root + "/"),
+              let inside = Self.components(of: canonical, under: root),
+              !inside.contains(where: { $0.first == UInt8(ascii: ".") }),
               Self.isRegularFile(canonical)
         else { return nil }
         return Resolved(path: canonical, contentType: ContentType.forPath(canonical))
+    }
+
+    /// The components of `path` below `root`, as bytes; `nil` when `path` is not strictly
+    /// under `root`.
+    ///
+    /// Checked on the canonical path, after symbolic links: a link inside the root can
+    /// name a dotfile (`config -> .git/config`) that the request never spelled.
+    static func components(of path: String, under root: String) -> [ArraySlice<UInt8>]? {
+        let bytes = Array(path.utf8)
+        let prefix = Array(root.utf8) + (root.hasSuffix("/") ? [] : [UInt8(ascii: "/")])
+        guard bytes.count > prefix.count, bytes.starts(with: prefix) else { return nil }
+        return bytes[prefix.count...].split(separator: UInt8(ascii: "/"))
     }
 
     static func percentDecoded(_ text: String) -> String? {

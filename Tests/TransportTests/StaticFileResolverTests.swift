@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Transport
 
@@ -16,6 +17,27 @@ struct StaticFileResolverTests {
         #expect(resolver.resolve("/escape.txt") == nil)
         #expect(resolver.resolve("/a%2") == nil)
         #expect(resolver.resolve("relative") == nil)
+    }
+
+    /// Found by the static-path fuzz target (Fuzz/regressions/static-path): the dotfile rule
+    /// looked only at the request, so a symbolic link inside the root led to a dotfile.
+    @Test func aSymlinkInsideTheRootDoesNotLeadToADotfile() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("rh-dot-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root.appendingPathComponent(".git"), withIntermediateDirectories: true)
+        try "x".write(to: root.appendingPathComponent(".env"), atomically: true, encoding: .utf8)
+        try "x".write(to: root.appendingPathComponent(".git/config"), atomically: true, encoding: .utf8)
+        try "x".write(to: root.appendingPathComponent("plain.txt"), atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("env-link.txt").path, withDestinationPath: ".env")
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("config").path, withDestinationPath: ".git/config")
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("git").path, withDestinationPath: ".git")
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("alias.txt").path, withDestinationPath: "plain.txt")
+        let resolver = try #require(StaticFileResolver(webRoot: root.path))
+        #expect(resolver.resolve("/env-link.txt") == nil)
+        #expect(resolver.resolve("/config") == nil)
+        #expect(resolver.resolve("/git/config") == nil)
+        #expect(resolver.resolve("/.env") == nil)
+        #expect(resolver.resolve("/alias.txt")?.path == resolver.root + "/plain.txt")
     }
 
     @Test func unknownRootIsRejected() {
