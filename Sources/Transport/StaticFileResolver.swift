@@ -26,18 +26,16 @@ struct StaticFileResolver: Sendable {
 
     /// The file for `requestPath` (the path part of the URL, query removed), or `nil`.
     func resolve(_ requestPath: String) -> Resolved? {
-        guard let decoded = Self.percentDecoded(requestPath), decoded.hasPrefix("/") else { return nil }
-        var segments: [Substring] = []
-        for segment in decoded.split(separator: "/", omittingEmptySubsequences: true) {
-            if segment == "." || segment == ".." || segment.contains("\\") || segment.contains("\0") {
+        guard let decoded = Self.percentDecoded(requestPath), decoded.utf8.first == UInt8(ascii: "/") else { return nil }
+        // Bytes, not Characters: a combining mark after '.' or '\\' makes a Character that
+        // `hasPrefix(".")` and `contains("\\")` do not see, and the file system sees bytes.
+        var candidate = root
+        for segment in decoded.utf8.split(separator: UInt8(ascii: "/")) {
+            // `.`, `..` and dotfiles (.git, .env) all start with a dot.
+            if segment.first == UInt8(ascii: ".") || segment.contains(UInt8(ascii: "\\")) || segment.contains(0) {
                 return nil
             }
-            if segment.hasPrefix(".") { return nil }  // no dotfiles (.git, .env)
-            segments.append(segment)
-        }
-        var candidate = root
-        for segment in segments {
-            candidate += "/" + segment
+            candidate += "/" + String(decoding: segment, as: UTF8.self)
         }
         if Self.isDirectory(candidate) {
             candidate += "/index.html"

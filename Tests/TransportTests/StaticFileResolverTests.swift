@@ -40,6 +40,22 @@ struct StaticFileResolverTests {
         #expect(resolver.resolve("/alias.txt")?.path == resolver.root + "/plain.txt")
     }
 
+    /// The segment rules compared Characters: a backslash followed by a combining mark is
+    /// one Character that is not "\\", so `contains("\\")` let it through.
+    @Test func aBackslashOrADotHiddenInACharacterIsStillRefused() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("rh-chars-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try "x".write(to: root.appendingPathComponent("back\\\u{301}slash"), atomically: true, encoding: .utf8)
+        try "x".write(to: root.appendingPathComponent(".\u{301}accent"), atomically: true, encoding: .utf8)
+        try "x".write(to: root.appendingPathComponent("e\u{301}t\u{e9}.txt"), atomically: true, encoding: .utf8)
+        let resolver = try #require(StaticFileResolver(webRoot: root.path))
+        #expect(resolver.resolve("/back%5C%CC%81slash") == nil)
+        #expect(resolver.resolve("/.%CC%81accent") == nil)
+        #expect(resolver.resolve("/e%CC%81t%C3%A9.txt")?.path == resolver.root + "/e\u{301}t\u{e9}.txt")
+        #expect(resolver.resolve("//e%CC%81t%C3%A9.txt/")?.path == resolver.root + "/e\u{301}t\u{e9}.txt")
+    }
+
     @Test func unknownRootIsRejected() {
         #expect(StaticFileResolver(webRoot: "/definitely/not/here") == nil)
     }
