@@ -1,9 +1,12 @@
 # ReactorHub: the two commands of the README, and a few more.
 #   make run    build (release) and run the daemon with config/reactorhub.json
-#   make test   every test suite: Swift, thread sanitizer, websocat/Python, node, browser
-.PHONY: run test build release swift-test tsan-test e2e-test js-test browser-test bench clean
+#   make test   every test suite: Swift, fuzzing (20 s per target), thread sanitizer,
+#               websocat/Python, node, browser
+#   make fuzz   the fuzz targets for FUZZ_SECONDS each (300), and the jsonpatch differential
+.PHONY: run test build release swift-test tsan-test e2e-test js-test browser-test bench fuzz clean
 
 SWIFT ?= swift
+FUZZ_SECONDS ?= 300
 
 run: release
 	.build/release/reactorhub
@@ -22,6 +25,10 @@ test:
 
 swift-test:
 	$(SWIFT) test
+
+fuzz:
+	@scripts/ensure-deps.sh test
+	scripts/fuzz.sh $(FUZZ_SECONDS)
 
 bench:
 	@scripts/ensure-deps.sh bench

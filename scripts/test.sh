@@ -17,6 +17,9 @@ if grep -E "warning:|error:" "$REACTORHUB_TEST_OUTPUT/build.log"; then
 fi
 swift test --skip-build
 
+step "Fuzzing (libFuzzer, 20 s per target)"
+scripts/fuzz.sh 20
+
 step "Reactor concurrency under the thread sanitizer"
 swift test --sanitize=thread --scratch-path .build/tsan --filter ConcurrencyTests
 
