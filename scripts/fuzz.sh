@@ -15,6 +15,7 @@
 # out-of-memory, keeping the input under test-output/fuzz/<target>/. The differential check
 # runs 100 pairs per second of fuzzing time (2,000 at 20 s).
 #   FUZZ_SEED=N  the seed of libFuzzer and of the document pairs (default: from the clock)
+#   FUZZ_JOBS=N  how many targets run at once (default: the number of cores)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,7 +25,8 @@ seconds=${1:-20}
 shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
-case "$seconds" in '' | *[!0-9]*) echo "usage: $0 [seconds-per-target] [target…]" >&2; exit 2 ;; esac
+# At least 1: libFuzzer reads -max_total_time=0 as "no limit".
+case "$seconds" in '' | 0 | *[!0-9]*) echo "usage: $0 [seconds-per-target, 1 or more] [target…]" >&2; exit 2 ;; esac
 for target in "${targets[@]}"; do
   [[ " ${all_targets[*]} " == *" $target "* ]] || { echo "unknown target $target; targets: ${all_targets[*]}" >&2; exit 2; }
 done
@@ -42,6 +44,50 @@ export SWIFT_BACKTRACE=enable=no
 
 fuzzing=()
 for target in "${targets[@]}"; do [ "$target" = jsonpatch-diff ] || fuzzing+=("$target"); done
+jobs=${FUZZ_JOBS:-$(nproc)}
+[ "$jobs" -ge 1 ] || jobs=1
+
+# Runs one target on a fresh copy of its seeds and past findings; writes its row of the
+# table to $work/<target>.row, and $work/<target>.failed when it found something.
+fuzz_one() {
+  local target=$1
+  local corpus=$work/$target artifacts=$output/$target log=$output/$target/fuzz.log
+  mkdir -p "$corpus" "$artifacts" "$work/tmp-$target"
+  cp Fuzz/corpus/"$target"/* "$corpus"/
+  if [ -d Fuzz/regressions/"$target" ]; then cp Fuzz/regressions/"$target"/* "$corpus"/; fi
+  local seeds
+  seeds=$(find "$corpus" -type f | wc -l)
+  cat Fuzz/dict/json.dict $(ls Fuzz/dict/"$target".dict 2>/dev/null) >"$work/$target.dict"
+  local status=0
+  TMPDIR=$PWD/$work/tmp-$target .build/fuzz/debug/fuzz-"$target" "$corpus" \
+    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -seed="$seed" \
+    -dict="$work/$target.dict" -artifact_prefix="$artifacts/" -print_final_stats=1 >"$log" 2>&1 || status=$?
+  # The last status line: "#123456 DONE cov: 555 ft: 1759 corp: 364/18Kb … exec/s: …".
+  local stats executions rate found
+  stats=$(grep -E '^#[0-9]+.*cov:' "$log" | tail -1 || true)
+  field() { sed -nE "s/.* $1: ([0-9]+).*/\1/p" <<<"$stats"; }
+  executions=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+)/\1/p' "$log")
+  rate=$(sed -nE 's/^stat::average_exec_per_sec: *([0-9]+)/\1/p' "$log")
+  found=$(find "$artifacts" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) \
+    -printf '%f ' | sed 's/ $//')
+  if ! grep -q "inline 8-bit counters" "$log"; then
+    found="NOT INSTRUMENTED (no coverage counters)"
+  elif [ "$status" -ne 0 ] || [ -n "$found" ]; then
+    found="FOUND ${found:-exit status $status}"
+  else
+    found=nothing
+  fi
+  {
+    printf '%-15s %6s %11s %8s %7s %6s %7s  %s\n' "$target" "$seeds" "${executions:-?}" "${rate:-?}" \
+      "$(field corp)" "$(field cov)" "$(field ft)" "$found"
+    if [ "$found" != nothing ]; then
+      grep -m1 -E "fuzz property failed|Fatal error|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)" "$log" \
+        | sed 's/^/    /' | cut -c1-400 || true
+      echo "    log: $log"
+    fi
+  } >"$work/$target.row"
+  [ "$found" = nothing ] || touch "$work/$target.failed"
+}
 
 if [ ${#fuzzing[@]} -gt 0 ]; then
   echo "building the fuzz targets (libFuzzer, address sanitizer) in .build/fuzz"
@@ -60,47 +106,19 @@ if [ ${#fuzzing[@]} -gt 0 ]; then
     echo "the fuzz build printed warnings (above); it builds with zero warnings" >&2
     exit 1
   fi
-  echo "built in $(( $(date +%s) - build_started )) s; fuzzing each target for $seconds s (seed $seed)"
+  echo "built in $(( $(date +%s) - build_started )) s; fuzzing each target for $seconds s (seed $seed)," \
+    "$jobs at a time (FUZZ_JOBS)"
   python3 scripts/fuzz-seeds.py Fuzz/corpus >/dev/null
 
   printf '\n%-15s %6s %11s %8s %7s %6s %7s  %s\n' target seeds executions exec/s corpus cov ft found
   for target in "${fuzzing[@]}"; do
-    corpus=$work/$target
-    artifacts=$output/$target
-    mkdir -p "$corpus" "$artifacts" "$work/tmp-$target"
-    cp Fuzz/corpus/"$target"/* "$corpus"/
-    if [ -d Fuzz/regressions/"$target" ]; then cp Fuzz/regressions/"$target"/* "$corpus"/; fi
-    seeds=$(find "$corpus" -type f | wc -l)
-    dictionary=$work/$target.dict
-    cat Fuzz/dict/json.dict $(ls Fuzz/dict/"$target".dict 2>/dev/null) >"$dictionary"
-    log=$artifacts/fuzz.log
-    status=0
-    TMPDIR=$PWD/$work/tmp-$target .build/fuzz/debug/fuzz-"$target" "$corpus" \
-      -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -seed="$seed" \
-      -dict="$dictionary" -artifact_prefix="$artifacts/" -print_final_stats=1 >"$log" 2>&1 || status=$?
-    if ! grep -q "inline 8-bit counters" "$log"; then
-      echo "fuzz-$target is not instrumented for coverage (see $log)" >&2
-      exit 1
-    fi
-    # The last status line: "#123456 DONE cov: 555 ft: 1759 corp: 364/18Kb … exec/s: …".
-    stats=$(grep -E '^#[0-9]+.*cov:' "$log" | tail -1 || true)
-    field() { sed -nE "s/.* $1: ([0-9]+).*/\1/p" <<<"$stats"; }
-    executions=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+)/\1/p' "$log")
-    rate=$(sed -nE 's/^stat::average_exec_per_sec: *([0-9]+)/\1/p' "$log")
-    found=$(find "$artifacts" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) \
-      -printf '%f ' | sed 's/ $//')
-    if [ "$status" -ne 0 ] || [ -n "$found" ]; then
-      failed+=("$target")
-      found="FOUND ${found:-exit status $status}"
-    else
-      found=nothing
-    fi
-    printf '%-15s %6s %11s %8s %7s %6s %7s  %s\n' "$target" "$seeds" "${executions:-?}" "${rate:-?}" \
-      "$(field corp)" "$(field cov)" "$(field ft)" "$found"
-    if [ "$found" != nothing ]; then
-      grep -m1 -E "fuzz property failed|Fatal error|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)" "$log" | sed 's/^/    /' | cut -c1-400
-      echo "    log: $log"
-    fi
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+    fuzz_one "$target" &
+  done
+  wait
+  for target in "${fuzzing[@]}"; do
+    cat "$work/$target.row"
+    [ ! -e "$work/$target.failed" ] || failed+=("$target")
   done
 fi
 
