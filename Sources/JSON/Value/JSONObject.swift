@@ -31,14 +31,14 @@ public struct JSONObject: Sendable {
     /// Creates an empty object.
     public init() {
         entries = []
-        positions = [:]
+        positions = Dictionary()
     }
 
     /// Creates an empty object with room for `capacity` members.
     public init(minimumCapacity capacity: Int) {
         entries = []
         entries.reserveCapacity(capacity)
-        positions = [:]
+        positions = Dictionary()
     }
 
     /// Creates an object from key-value pairs in order; a repeated key keeps its first
@@ -54,7 +54,7 @@ public struct JSONObject: Sendable {
     /// key keeps its first position and its last value.
     init(entries: [Entry]) {
         self.entries = entries
-        positions = [:]
+        positions = Dictionary()
         if entries.count > Self.indexThreshold {
             positions.reserveCapacity(entries.count)
             for (position, entry) in entries.enumerated() where positions.updateValue(position, forKey: MemberName(entry.key)) != nil {
@@ -143,7 +143,7 @@ public struct JSONObject: Sendable {
                 positions[MemberName(entries[position].key)] = position
             }
         } else if !positions.isEmpty {
-            positions = [:]
+            positions = Dictionary()
         }
         return (removed.key, removed.value)
     }
