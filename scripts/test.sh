@@ -24,6 +24,10 @@ export REACTORHUB_CLI="$PWD/.build/debug/reactorhub-cli"
 swift test --skip-build 2>&1 | tee "$timings/swift.log"
 test "${PIPESTATUS[0]}" -eq 0
 
+step "Fuzzing (libFuzzer, 20 s per target)"
+scripts/fuzz.sh 20 2>&1 | tee "$timings/fuzz.log"
+test "${PIPESTATUS[0]}" -eq 0
+
 step "Hub, transport (server and client), cluster, Swift client and runtime concurrency under the thread sanitizer"
 TSAN_OPTIONS="halt_on_error=1" swift test --sanitize=thread --scratch-path .build/tsan \
   --filter "ConcurrencyTests|HubTests|TransportTests|ClusterTests|ClientProtocolTests|LiveDaemonTests|LiveFakeHubTests" 2>&1 | tee "$timings/tsan.log"

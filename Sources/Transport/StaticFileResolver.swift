@@ -5,7 +5,8 @@ import Foundation
 
 /// Maps a request path to a file under the web root, refusing anything that would escape
 /// it: `..` segments, percent-encoded traversal, NUL bytes, backslashes, and symbolic
-/// links that lead outside the root.
+/// links that lead outside the root; and dotfiles, whether requested or reached through a
+/// symbolic link.
 struct StaticFileResolver: Sendable {
     /// A file to serve.
     struct Resolved: Equatable {
@@ -26,27 +27,38 @@ struct StaticFileResolver: Sendable {
 
     /// The file for `requestPath` (the path part of the URL, query removed), or `nil`.
     func resolve(_ requestPath: String) -> Resolved? {
-        guard let decoded = requestPath.removingPercentEncoding, decoded.hasPrefix("/") else { return nil }
-        var segments: [Substring] = []
-        for segment in decoded.split(separator: "/", omittingEmptySubsequences: true) {
-            if segment == "." || segment == ".." || segment.contains("\\") || segment.contains("\0") {
+        guard let decoded = requestPath.removingPercentEncoding, decoded.utf8.first == UInt8(ascii: "/") else { return nil }
+        // Bytes, not Characters: a combining mark after '.' or '\\' makes a Character that
+        // `hasPrefix(".")` and `contains("\\")` do not see, and the file system sees bytes.
+        var candidate = root
+        for segment in decoded.utf8.split(separator: UInt8(ascii: "/")) {
+            // `.`, `..` and dotfiles (.git, .env) all start with a dot.
+            if segment.first == UInt8(ascii: ".") || segment.contains(UInt8(ascii: "\\")) || segment.contains(0) {
                 return nil
             }
-            if segment.hasPrefix(".") { return nil }  // no dotfiles (.git, .env)
-            segments.append(segment)
-        }
-        var candidate = root
-        for segment in segments {
-            candidate += "/" + segment
+            candidate += "/" + String(decoding: segment, as: UTF8.self)
         }
         if Self.isDirectory(candidate) {
             candidate += "/index.html"
         }
         guard let canonical = Self.canonicalPath(candidate),
-              canonical == root || canonical.hasPrefix(root + "/"),
+              let inside = Self.components(of: canonical, under: root),
+              !inside.contains(where: { $0.first == UInt8(ascii: ".") }),
               Self.isRegularFile(canonical)
         else { return nil }
         return Resolved(path: canonical, contentType: ContentType.forPath(canonical))
+    }
+
+    /// The components of `path` below `root`, as bytes; `nil` when `path` is not strictly
+    /// under `root`.
+    ///
+    /// Checked on the canonical path, after symbolic links: a link inside the root can
+    /// name a dotfile (`config -> .git/config`) that the request never spelled.
+    static func components(of path: String, under root: String) -> [ArraySlice<UInt8>]? {
+        let bytes = Array(path.utf8)
+        let prefix = Array(root.utf8) + (root.hasSuffix("/") ? [] : [UInt8(ascii: "/")])
+        guard bytes.count > prefix.count, bytes.starts(with: prefix) else { return nil }
+        return bytes[prefix.count...].split(separator: UInt8(ascii: "/"))
     }
 
     static func canonicalPath(_ path: String) -> String? {

@@ -1,5 +1,6 @@
 import Testing
 import JSON
+import JSONTestSupport
 
 @Suite struct DiffRoundTripPropertyTests {
     @Test func applyingTheDiffOfTenThousandRandomPairsGivesTheSecondDocument() throws {

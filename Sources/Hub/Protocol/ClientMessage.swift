@@ -53,7 +53,7 @@ enum ClientMessageParser {
         if let candidate = object["ref"], let range = parsed.memberRanges["ref"] {
             guard let valid = Ref(candidate, writtenAt: range, in: bytes) else {
                 return .failure(Failure(error: ProtocolError(
-                    .badRequest, "'ref' must be a string or a number written in at most \(Ref.maximumLength) bytes"
+                    .badRequest, "'ref' must be a string or a number of at most \(Ref.maximumLength) characters as written"
                 ), ref: nil))
             }
             ref = valid

@@ -10,22 +10,32 @@ struct Ref: Equatable, Sendable, CustomStringConvertible, ExpressibleByIntegerLi
     /// The JSON text, quotes included for a string.
     let json: [UInt8]
 
-    /// The longest ref, in bytes of its text (a string's quotes not counted).
+    /// The longest ref, in characters of its text as written: Unicode scalars, a string's
+    /// quotes not counted, an escape counted as written (`\u0041` is 6).
+    ///
+    /// Scalars, not `Character`s: one character can hold any number of scalars (a letter
+    /// and its combining marks), and the ref is echoed on every reply to the message.
     static let maximumLength = 64
 
     /// The ref written at `range` of `message`, when it is a string or a number no longer
     /// than `maximumLength`; `value` is what the parser made of it.
     init?(_ value: JSONValue, writtenAt range: Range<Int>, in message: [UInt8]) {
-        let text = Array(message[range])
+        let text = message[range]
         switch value {
         case .string:
-            guard text.count - 2 <= Self.maximumLength else { return nil }
+            guard Self.scalarCount(text) - 2 <= Self.maximumLength else { return nil }
         case .int, .double:
             guard text.count <= Self.maximumLength else { return nil }
         default:
             return nil
         }
-        json = text
+        json = Array(text)
+    }
+
+    /// The Unicode scalars in `utf8`, which the parser has validated: its bytes that are
+    /// not continuation bytes (`10xxxxxx`).
+    static func scalarCount(_ utf8: ArraySlice<UInt8>) -> Int {
+        utf8.reduce(0) { count, byte in byte & 0xC0 == 0x80 ? count : count + 1 }
     }
 
     /// A ref written as a JSON integer (tests).

@@ -1,7 +1,8 @@
 /// An RFC 6901 JSON Pointer: a path of reference tokens from the root of a document.
 ///
 /// Tokens are kept unescaped (`a/b` is one token); `description` renders the pointer with
-/// `~0` for `~` and `~1` for `/`. `""` is the whole document.
+/// `~0` for `~` and `~1` for `/`. `""` is the whole document. Tokens compare by their
+/// Unicode scalars, as the member names they designate do (`CodePoints`).
 public struct JSONPointer: Sendable, Hashable {
     /// The unescaped reference tokens, outermost first.
     public var tokens: [String]
@@ -75,7 +76,20 @@ public struct JSONPointer: Sendable, Hashable {
 
     /// Whether `other` designates a location strictly inside this one.
     public func isProperPrefix(of other: JSONPointer) -> Bool {
-        tokens.count < other.tokens.count && other.tokens.starts(with: tokens)
+        tokens.count < other.tokens.count && zip(tokens, other.tokens).allSatisfy(CodePoints.equal)
+    }
+
+    /// Whether both pointers have the same tokens, scalar for scalar.
+    public static func == (left: JSONPointer, right: JSONPointer) -> Bool {
+        left.tokens.count == right.tokens.count && zip(left.tokens, right.tokens).allSatisfy(CodePoints.equal)
+    }
+
+    /// Hashes the tokens consistently with `==`.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(tokens.count)
+        for token in tokens {
+            CodePoints.hash(token, into: &hasher)
+        }
     }
 
     /// Escapes one token for a pointer's text: `~` becomes `~0`, `/` becomes `~1`.

@@ -46,7 +46,7 @@ extension JSONObject: Hashable {
         var combined = 0
         for entry in entries {
             var memberHasher = Hasher()
-            memberHasher.combine(entry.key)
+            CodePoints.hash(entry.key, into: &memberHasher)
             memberHasher.combine(entry.value)
             combined = combined &+ memberHasher.finalize()
         }

@@ -1,5 +1,8 @@
 /// The members of a JSON object, in insertion order, with unique keys.
 ///
+/// Keys are told apart by their Unicode scalars, as JSON does (`CodePoints`): `"é"` and
+/// `"e\u{301}"` are two members, though they are equal `String`s.
+///
 /// Small objects (the common case for states and messages) are a flat array searched
 /// linearly, which beats hashing for a handful of short keys; past `indexThreshold`
 /// members a key-to-position dictionary keeps lookups O(1). Both live in value-type
@@ -20,7 +23,7 @@ public struct JSONObject: Sendable {
     private(set) var entries: [Entry]
 
     /// Key to position in `entries`; empty while `entries.count <= indexThreshold`.
-    private var positions: [String: Int]
+    private var positions: [MemberName: Int]
 
     /// Objects with more members than this keep a hash index of their keys.
     static var indexThreshold: Int { 8 }
@@ -28,14 +31,14 @@ public struct JSONObject: Sendable {
     /// Creates an empty object.
     public init() {
         entries = []
-        positions = [:]
+        positions = Dictionary()
     }
 
     /// Creates an empty object with room for `capacity` members.
     public init(minimumCapacity capacity: Int) {
         entries = []
         entries.reserveCapacity(capacity)
-        positions = [:]
+        positions = Dictionary()
     }
 
     /// Creates an object from key-value pairs in order; a repeated key keeps its first
@@ -51,10 +54,10 @@ public struct JSONObject: Sendable {
     /// key keeps its first position and its last value.
     init(entries: [Entry]) {
         self.entries = entries
-        positions = [:]
+        positions = Dictionary()
         if entries.count > Self.indexThreshold {
             positions.reserveCapacity(entries.count)
-            for (position, entry) in entries.enumerated() where positions.updateValue(position, forKey: entry.key) != nil {
+            for (position, entry) in entries.enumerated() where positions.updateValue(position, forKey: MemberName(entry.key)) != nil {
                 self = JSONObject(entries.lazy.map { ($0.key, $0.value) })
                 return
             }
@@ -84,14 +87,15 @@ public struct JSONObject: Sendable {
     /// The position of the member named `key`, if any.
     public func index(forKey key: String) -> Int? {
         if entries.count > Self.indexThreshold {
-            return positions[key]
+            return positions[MemberName(key)]
         }
         return entries.firstIndex { Self.sameKey($0.key, key) }
     }
 
-    /// Key equality with a cheap length test first: most keys of an object differ in length.
+    /// Key equality by Unicode scalars (`CodePoints`), with the length test first: most
+    /// keys of an object differ in length.
     static func sameKey(_ left: String, _ right: String) -> Bool {
-        left.utf8.count == right.utf8.count && left == right
+        CodePoints.equal(left, right)
     }
 
     /// Reads, replaces, adds (at the end) or, when set to `nil`, removes the member named `key`.
@@ -134,12 +138,12 @@ public struct JSONObject: Sendable {
     public mutating func remove(at index: Int) -> Element {
         let removed = entries.remove(at: index)
         if entries.count > Self.indexThreshold {
-            positions.removeValue(forKey: removed.key)
+            positions.removeValue(forKey: MemberName(removed.key))
             for position in index..<entries.count {
-                positions[entries[position].key] = position
+                positions[MemberName(entries[position].key)] = position
             }
         } else if !positions.isEmpty {
-            positions = [:]
+            positions = Dictionary()
         }
         return (removed.key, removed.value)
     }
@@ -178,10 +182,10 @@ public struct JSONObject: Sendable {
             if count == Self.indexThreshold + 1 {
                 positions.reserveCapacity(count * 2)
                 for (position, entry) in entries.enumerated() {
-                    positions[entry.key] = position
+                    positions[MemberName(entry.key)] = position
                 }
             } else {
-                positions[key] = count - 1
+                positions[MemberName(key)] = count - 1
             }
         }
     }

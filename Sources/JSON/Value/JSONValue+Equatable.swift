@@ -1,6 +1,8 @@
 extension JSONValue: Equatable {
     /// JSON equality: object member order does not matter and numbers compare by value,
     /// so `1 == 1.0`; an integer equals a double only when the double is exactly that integer.
+    /// Strings and member names compare by Unicode scalars (RFC 6902 `test`), so `"é"` and
+    /// `"e\u{301}"` differ, though they are equal `String`s (`CodePoints`).
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         // One switch per side (no tuple of both): the differ calls this for every element
         // of long arrays, and a tuple would copy (retain and release) both values.
@@ -16,7 +18,7 @@ extension JSONValue: Equatable {
             if case .double(let right) = rhs { return left == right }
             if case .int(let right) = rhs { return Int(exactly: left) == right }
         case .string(let left):
-            if case .string(let right) = rhs { return left == right }
+            if case .string(let right) = rhs { return CodePoints.equal(left, right) }
         case .array(let left):
             if case .array(let right) = rhs { return equalElements(left, right) }
         case .object(let left):
@@ -99,7 +101,7 @@ extension JSONValue: Hashable {
             }
         case .string(let value):
             hasher.combine(4 as UInt8)
-            hasher.combine(value)
+            CodePoints.hash(value, into: &hasher)
         case .array(let value):
             hasher.combine(5 as UInt8)
             hasher.combine(value)

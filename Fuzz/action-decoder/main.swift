@@ -1,0 +1,67 @@
+// action-decoder: ActionDecoder on any JSON document, into the Action enums of the shipped
+// kinds (counter, weather, todo, doc) and a few enums of the shapes the decoder handles
+// (labeled, unlabeled and optional values, nested types, raw-value and hand-written enums).
+//
+// Never crashes. A decoded action is the case the payload names: its `type` (or the bare
+// string) is one of the enum's cases, and decoding the same payload again gives the same
+// case; a refusal names a problem with a message.
+import FuzzSupport
+import JSON
+import Reactors
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzActionDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let input = FuzzInput(data, size)
+    guard let payload = try? JSONParser().parse(input.bytes) else { return 0 }
+    decode(CounterReactor.Action.self, payload)
+    decode(WeatherReactor.Action.self, payload)
+    decode(TodoReactor.Action.self, payload)
+    decode(DocReactor.Action.self, payload)
+    decode(MixedAction.self, payload)
+    decode(RawAction.self, payload)
+    decode(HandWritten.self, payload)
+    return 0
+}
+
+/// Decodes `payload` as `Action` and checks what came out.
+func decode<Action: Decodable>(_ type: Action.Type, _ payload: JSONValue) {
+    let decoder = ActionDecoder()
+    do {
+        let action = try decoder.decode(type, from: payload)
+        let name = actionName(payload)
+        if let names = Schemas.caseNames[ObjectIdentifier(type)], !names.isEmpty {
+            require(name.map(names.contains) == true, "decoded \(action) from \(payload), which names no case of \(type)")
+        }
+        let again = try? decoder.decode(type, from: payload)
+        require(again.map { caseName(of: $0) == caseName(of: action) } == true, "decoding \(payload) twice gave different cases")
+    } catch {
+        require(!error.message.isEmpty, "a refusal without a message")
+    }
+}
+
+/// The action name a payload gives: the bare string, or the object's `type`.
+func actionName(_ payload: JSONValue) -> String? {
+    switch payload {
+    case .string(let name): name
+    case .object(let object): object["type"]?.stringValue
+    default: nil
+    }
+}
+
+/// The case of an enum value, without its associated values.
+func caseName(of action: Any) -> String {
+    let mirror = Mirror(reflecting: action)
+    return mirror.children.first?.label ?? "\(action)"
+}
+
+/// The case names of the decoded enums, read once (`ActionSchema` probes the synthesized
+/// conformance, which is worth doing once, not per input).
+enum Schemas {
+    static let caseNames: [ObjectIdentifier: [String]] = [
+        ObjectIdentifier(CounterReactor.Action.self): ActionSchema.caseNames(of: CounterReactor.Action.self),
+        ObjectIdentifier(WeatherReactor.Action.self): ActionSchema.caseNames(of: WeatherReactor.Action.self),
+        ObjectIdentifier(TodoReactor.Action.self): ActionSchema.caseNames(of: TodoReactor.Action.self),
+        ObjectIdentifier(DocReactor.Action.self): ActionSchema.caseNames(of: DocReactor.Action.self),
+        ObjectIdentifier(MixedAction.self): ActionSchema.caseNames(of: MixedAction.self),
+    ]
+}

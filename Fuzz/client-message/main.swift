@@ -1,0 +1,55 @@
+// client-message: ClientMessageParser (internal to Hub, hence `@testable import`) on
+// arbitrary bytes, the way the hub reads every text frame a client sends.
+//
+// Never crashes. A `ref` it keeps, on an accepted or a refused message, is echoed on every
+// reply, as it was written: it is a slice of the input, a JSON string or number, and takes at
+// most `Ref.maximumLength` characters (Unicode scalars, without a string's quotes), so a
+// client cannot make the server repeat a long text. An accepted join, leave or action names
+// an address whose text parses back to itself.
+import FuzzSupport
+@testable import Hub
+import JSON
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzClientMessage(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let input = FuzzInput(data, size)
+    switch ClientMessageParser.parse(input.array) {
+    case .success(let request):
+        checkEchoed(request.ref, in: input.array)
+        switch request.message {
+        case .join(let address, _), .leave(let address), .action(let address, _), .presence(let address, _):
+            require(ReactorAddress(address.description) == address, "address \(address) does not parse back to itself")
+        case .ping, .auth:
+            break
+        }
+    case .failure(let failure):
+        checkEchoed(failure.ref, in: input.array)
+        require(!failure.error.message.isEmpty, "a refusal without a message")
+    }
+    return 0
+}
+
+/// The echoed ref is a string or number written in the input, within the limit.
+func checkEchoed(_ ref: Ref?, in input: [UInt8]) {
+    guard let ref else { return }
+    let written = ref.json
+    require(
+        input.count >= written.count
+            && (0...(input.count - written.count)).contains { input[$0..<($0 + written.count)].elementsEqual(written) },
+        "the ref \(ref) is not in the message as written"
+    )
+    guard let value = try? JSONParser().parse(ref.json) else {
+        require(false, "the ref \(ref) is not JSON")
+        return
+    }
+    var scalars = Ref.scalarCount(ref.json[...])
+    switch value {
+    case .string: scalars -= 2
+    case .int, .double: break
+    default: require(false, "the ref \(ref) is neither a string nor a number")
+    }
+    require(
+        scalars <= Ref.maximumLength,
+        "the ref \(ref) is written back as \(scalars) characters, more than \(Ref.maximumLength)"
+    )
+}
