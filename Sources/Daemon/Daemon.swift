@@ -207,6 +207,9 @@ extension Configuration {
         hub.durableAcks = persistence.kind == .sqlite && persistence.durableAcks
         hub.shutdownGrace = .milliseconds(shutdownGraceMs)
         hub.adminToken = admin?.token
+        let actions = self.actions ?? Actions()
+        hub.dedupeWindow = .seconds(actions.dedupeSeconds)
+        hub.dedupeEntries = actions.dedupeEntries
         // Metrics are on unless a metrics section turns them off.
         hub.metricsEnabled = metrics?.enabled ?? true
         return hub

@@ -19,6 +19,8 @@ extension Hub {
             store: store,
             durableAcks: configuration.durableAcks,
             logger: instanceLogger,
+            dedupeWindow: configuration.dedupeWindow,
+            dedupeEntries: configuration.dedupeEntries,
             fresh: fresh
         )
     }

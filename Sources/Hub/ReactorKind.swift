@@ -15,6 +15,9 @@ struct ReactorKind: Sendable {
         var store: any StateStore
         var durableAcks: Bool
         var logger: Logger
+        /// How long and how many action ids each instance remembers.
+        var dedupeWindow: Duration = .seconds(300)
+        var dedupeEntries = 10_000
         /// Start from the kind's initial state under a new epoch, whatever the store
         /// holds (an admin reset).
         var fresh = false

@@ -18,7 +18,10 @@ protocol HubInstance: AnyObject, Sendable {
     func leave(_ id: ConnectionID) -> Bool
     /// Decodes and dispatches an action from `output`. Decoding errors are returned at
     /// once; otherwise the ack or the refusal is sent from the reactor's serial context.
-    func dispatch(_ action: JSONValue, from output: ConnectionOutput, ref: JSONValue?, receivedAt: ContinuousClock.Instant) -> ProtocolError?
+    /// An action with an `id` already answered gets that reply again, as a duplicate.
+    func dispatch(
+        _ action: JSONValue, from output: ConnectionOutput, id: String?, ref: JSONValue?, receivedAt: ContinuousClock.Instant
+    ) -> ProtocolError?
     /// Sends a fresh snapshot to `id` if it is still subscribed (after its lag).
     func resync(_ id: ConnectionID)
     /// Waits until no action is queued and no effect is running.
@@ -30,6 +33,13 @@ protocol HubInstance: AnyObject, Sendable {
     /// Detaches every subscriber and returns them, and publishes nothing from now on (the
     /// instance is replaced: its effects still running must not reach the store).
     func retire() -> [ConnectionOutput]
+    /// The hub dropped the instance from memory (idle eviction): release what it holds
+    /// outside the process (a cluster lease, a subscription).
+    func evicted()
+}
+
+extension HubInstance {
+    func evicted() {}
 }
 
 /// What the admin API shows of an instance.

@@ -10,7 +10,7 @@ final class InstanceSlot: Sendable {
     /// A request that reached the slot while its instance was loading.
     enum Pending: Sendable {
         case join(ConnectionOutput, ref: JSONValue?, since: ClientMessage.ResumePoint?)
-        case action(ConnectionOutput, payload: JSONValue, ref: JSONValue?, receivedAt: ContinuousClock.Instant)
+        case action(ConnectionOutput, payload: JSONValue, id: String?, ref: JSONValue?, receivedAt: ContinuousClock.Instant)
         /// `reply`: answer with `left` (a `leave`), or silently (the connection closed).
         case leave(ConnectionOutput, ref: JSONValue?, reply: Bool)
     }

@@ -59,6 +59,9 @@ where R.Action: Decodable, R.State: Encodable {
     /// Messages waiting for durability; used only when `gated` (`durableAcks`).
     let gate: Locked<DeliveryGate>
     let gated: Bool
+    /// The outcomes of action ids (PROTOCOL.md "Actions that are safe to resend"), and the
+    /// resends waiting for a pending one.
+    let actionIDs: Locked<ActionIDWindow<IDWaiter>>
     /// Replaced by a reset: nothing more is published or stored.
     let retired = Atomic<Bool>(false)
     var published: Published
@@ -90,6 +93,7 @@ where R.Action: Decodable, R.State: Encodable {
         self.shared = Locked(Shared(version: version, epoch: epoch, state: start.state, history: history))
         self.gate = Locked(DeliveryGate(durableVersion: version))
         self.gated = context.durableAcks
+        self.actionIDs = Locked(ActionIDWindow(window: context.dedupeWindow, capacity: context.dedupeEntries))
 
         if context.fresh {
             context.store.record(StoredChange(
@@ -189,15 +193,30 @@ where R.Action: Decodable, R.State: Encodable {
         return ServerMessage.snapshot(addressText, ref: ref, epoch: shared.epoch, version: shared.version, state: text)
     }
 
-    func dispatch(_ payload: JSONValue, from output: ConnectionOutput, ref: JSONValue?, receivedAt: ContinuousClock.Instant) -> ProtocolError? {
+    func dispatch(
+        _ payload: JSONValue, from output: ConnectionOutput, id: String?, ref: JSONValue?, receivedAt: ContinuousClock.Instant
+    ) -> ProtocolError? {
         let action: R.Action
         do {
             action = try ActionDecoder().decode(R.Action.self, from: payload)
         } catch {
             return ProtocolError(error, kind: address.kind)
         }
+        if let id {
+            switch actionIDs.withLock({ $0.begin(id, waiter: IDWaiter(output: output, ref: ref), now: .now) }) {
+            case .new:
+                break
+            case .pending:
+                context.metrics.action(address.kind, "duplicate")
+                return nil
+            case .answered(let reply):
+                context.metrics.action(address.kind, "duplicate")
+                sendDuplicate(reply, to: IDWaiter(output: output, ref: ref), requiredVersion: shared.withLock { $0.version })
+                return nil
+            }
+        }
         runtime.send(action) { [weak self] outcome in
-            self?.answer(outcome, to: output, ref: ref, receivedAt: receivedAt)
+            self?.answer(outcome, to: output, id: id, ref: ref, receivedAt: receivedAt)
         }
         return nil
     }
