@@ -37,11 +37,11 @@ let package = Package(
         .target(name: "ReactorTesting", dependencies: ["Reactor", "Locking"], swiftSettings: strict),
         .target(name: "JSON", swiftSettings: strict),
         .target(name: "Auth", dependencies: ["CCrypto", "JSON", "Locking"], swiftSettings: strict),
-        .target(name: "Hub", dependencies: ["Reactor", "JSON", "Transport", "Auth", "Lifecycle", "Locking", "Logging", "Metrics"], swiftSettings: strict),
+        .target(name: "Hub", dependencies: ["Reactor", "JSON", "Transport", "Auth", "Cluster", "Lifecycle", "Locking", "Logging", "Metrics"], swiftSettings: strict),
         .target(name: "Reactors", dependencies: ["Reactor", "JSON"], swiftSettings: strict),
         .target(name: "Cluster", dependencies: ["CHiredis", "Locking", "Logging"], swiftSettings: strict),
         .target(name: "Persistence", dependencies: ["CSQLite", "Hub", "JSON", "Lifecycle", "Locking", "Logging", "Metrics"], swiftSettings: strict),
-        .target(name: "Daemon", dependencies: ["Hub", "Reactors", "Persistence", "JSON", "Auth", "Lifecycle", "Logging", "Metrics", "Transport"], swiftSettings: strict),
+        .target(name: "Daemon", dependencies: ["Hub", "Reactors", "Persistence", "JSON", "Auth", "Cluster", "Lifecycle", "Logging", "Metrics", "Transport"], swiftSettings: strict),
         .executableTarget(name: "reactorhub", dependencies: ["Daemon"], swiftSettings: strict),
 
         .systemLibrary(name: "CBenchSys", path: "Sources/reactorhub-bench/CBenchSys"),

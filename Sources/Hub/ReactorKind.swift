@@ -27,4 +27,6 @@ struct ReactorKind: Sendable {
     /// `{"actions":{…},"pulses":[…]}`, generated from the reactor's types.
     let description: JSONValue
     let makeInstance: @Sendable (ReactorAddress, InstanceContext) throws -> any HubInstance
+    /// The clustered instance of an address (`ReplicaInstance`), not started yet.
+    let makeReplica: @Sendable (ReactorAddress, InstanceContext, ClusterNode) -> any ClusterReplica
 }

@@ -1,0 +1,39 @@
+import JSON
+import Transport
+
+/// The senders on this node waiting for the reply to an action the owner applies (in a
+/// cluster every action goes through the owner, here or on another node): each gets
+/// exactly one reply, the owner's, or `overloaded` when none came in time (the owner died
+/// with the action; a resend with the same id is safe).
+struct PendingReplies {
+    struct Entry {
+        let output: ConnectionOutput
+        let ref: JSONValue?
+        let address: String
+        let deadline: ContinuousClock.Instant
+    }
+
+    private var next: UInt64 = 0
+    private var entries: [UInt64: Entry] = [:]
+
+    var count: Int { entries.count }
+
+    /// Keeps the sender; returns its token.
+    mutating func add(_ entry: Entry) -> UInt64 {
+        next += 1
+        entries[next] = entry
+        return next
+    }
+
+    /// Takes the sender of `token`; nil when it was answered already or timed out.
+    mutating func take(_ token: UInt64) -> Entry? {
+        entries.removeValue(forKey: token)
+    }
+
+    /// Takes every sender whose deadline has passed.
+    mutating func expire(now: ContinuousClock.Instant) -> [Entry] {
+        let late = entries.filter { $0.value.deadline <= now }
+        for token in late.keys { entries[token] = nil }
+        return Array(late.values)
+    }
+}
