@@ -73,7 +73,8 @@ public final class ClusterNode: Service, Sendable {
     public var id: String { options.nodeID }
 
     /// How long a sender waits for the owner's reply before it is answered `overloaded`.
-    var replyTimeout: Duration { max(options.lease + .seconds(2), .seconds(5)) }
+    /// (A reply lost with a failed owner is noticed sooner: when another node holds the lease.)
+    var replyTimeout: Duration { max(options.lease + .seconds(5), .seconds(10)) }
 
     /// Connects to Redis (the client and the subscriber reconnect by themselves).
     public func start() {
@@ -245,8 +246,17 @@ public final class ClusterNode: Service, Sendable {
         delivery.send(.reply(OutboundMessage(reply)), to: sender.output)
     }
 
+    /// Notes that the action of `token` went to `owner`'s inbox.
+    func posted(_ token: UInt64, to owner: String) {
+        pending.withLock { $0.posted(token, to: owner) }
+    }
+
     private func expireReplies() {
-        let late = pending.withLock { $0.expire(now: .now) }
+        var owners: [String: String] = [:]
+        for replica in replicas.withLock({ Array($0.values) }) {
+            if let holder = replica.knownHolder { owners[replica.addressText] = holder }
+        }
+        let late = pending.withLock { $0.expire(now: .now, owners: owners) }
         guard !late.isEmpty, let delivery = delivery.withLock({ $0 }) else { return }
         for sender in late {
             metrics.replyTimeouts.increment()

@@ -7,6 +7,8 @@ protocol ClusterReplica: HubInstance {
     var addressText: String { get }
     /// Whether this node owns the instance now.
     var isOwned: Bool { get }
+    /// The lease holder as last seen (by the sweep or a forward); nil when unknown.
+    var knownHolder: String? { get }
     /// Subscribes, reads the instance (creating it when nobody has), takes it when free.
     func start() async throws(ProtocolError)
     /// A committed entry from the instance's channel (on the subscriber's thread).

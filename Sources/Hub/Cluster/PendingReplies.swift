@@ -11,6 +11,8 @@ struct PendingReplies {
         let ref: JSONValue?
         let address: String
         let deadline: ContinuousClock.Instant
+        /// The node the action was posted to, once it was.
+        var owner: String?
     }
 
     private var next: UInt64 = 0
@@ -30,9 +32,20 @@ struct PendingReplies {
         entries.removeValue(forKey: token)
     }
 
-    /// Takes every sender whose deadline has passed.
-    mutating func expire(now: ContinuousClock.Instant) -> [Entry] {
-        let late = entries.filter { $0.value.deadline <= now }
+    /// Notes that the action of `token` was posted to `owner`'s inbox.
+    mutating func posted(_ token: UInt64, to owner: String) {
+        entries[token]?.owner = owner
+    }
+
+    /// Takes every sender whose deadline has passed, or whose action went to a node that
+    /// no longer owns its instance (`owners`: the holder now, by address; it died or stalled
+    /// with the action, whose reply will never come).
+    mutating func expire(now: ContinuousClock.Instant, owners: [String: String]) -> [Entry] {
+        let late = entries.filter { _, entry in
+            if entry.deadline <= now { return true }
+            guard let owner = entry.owner, let current = owners[entry.address] else { return false }
+            return current != owner
+        }
         for token in late.keys { entries[token] = nil }
         return Array(late.values)
     }

@@ -110,6 +110,12 @@ extension ReplicaInstance {
             return (view.epoch, view.position)
         }
         do {
+            let version = view.withLock { $0.version }
+            switch try await node.store.history(of: addressText, epoch: epoch, after: version) {
+            case .missing: return markStale()
+            case .notHeld: return await reload()
+            case .held: break
+            }
             guard let entries = try await node.store.entries(of: addressText, after: position) else {
                 return markStale()
             }

@@ -73,6 +73,7 @@ extension ReplicaInstance {
             guard let owner, owner != node.id else { break }
             if accept(action) { return }
             if (try? await node.inbox.post(to: owner, instance: addressText, payload: InboxMessage(action).bytes)) == true {
+                node.posted(action.replyTo.token, to: owner)
                 node.metrics.forwarded.increment()
                 return
             }

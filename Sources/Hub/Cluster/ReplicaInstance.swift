@@ -143,6 +143,10 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, Sendable where R.Action
         return true
     }
 
+    var knownHolder: String? {
+        holder.withLock { $0 }
+    }
+
     var isOwned: Bool {
         if case .owner = role.withLock({ $0 }) { return true }
         return false
