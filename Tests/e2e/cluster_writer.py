@@ -21,6 +21,7 @@ class IdWriter:
         self.refs = itertools.count(1)
         self.acked: dict[str, dict] = {}      # id -> its (first) ack
         self.acked_at: dict[str, float] = {}  # id -> when its ack arrived
+        self.acked_sent_at: dict[str, float] = {}  # id -> when the attempt that got it was sent
         self.sent: list[str] = []             # every id sent at least once
         self.resends = 0
         self.overloaded = 0
@@ -61,6 +62,7 @@ class IdWriter:
                 if not first:
                     self.resends += 1
                 first = False
+                sent_at = time.monotonic()
                 await self.ws.send(json.dumps({
                     "type": "action", "reactor": self.address, "id": id, "ref": ref,
                     "action": {"type": "patch", "ops": [{"op": "add", "path": "/log/-", "value": id}]},
@@ -75,6 +77,7 @@ class IdWriter:
                         self.duplicates += 1
                     self.acked.setdefault(id, message)
                     self.acked_at.setdefault(id, time.monotonic())
+                    self.acked_sent_at.setdefault(id, sent_at)
                     return message
                 if message.get("code") == "overloaded":
                     self.overloaded += 1

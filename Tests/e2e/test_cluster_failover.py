@@ -71,7 +71,8 @@ async def kill_owner(cluster):
     killed_at = time.monotonic()
     cluster.nodes[0].kill()
     await asyncio.gather(*tasks)
-    takeover = min(t for w in writers for t in w.acked_at.values() if t > killed_at) - killed_at
+    # the first action sent after the kill that was acked: applied by the new owner
+    takeover = min(w.acked_at[id] for w in writers for id in w.acked if w.acked_sent_at[id] > killed_at) - killed_at
     live = observers[1:]
     final_epoch, _, state = await converged(live, address, urls[1], live[0])
     assert final_epoch == epoch, "the new owner continues the same epoch"
