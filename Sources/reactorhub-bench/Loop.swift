@@ -75,8 +75,11 @@ struct Endpoint {
 final class Loop<W: Workload> {
     let epoll: Int32
     let endpoint: Endpoint
-    private var address = sockaddr_in()
-    private let request: [UInt8]
+    /// One address and upgrade request per endpoint (several nodes of a cluster).
+    private var addresses: [sockaddr_in] = []
+    private var requests: [[UInt8]] = []
+    /// The endpoint of each connection, by id.
+    private var endpointOf: [Int] = []
     private(set) var connections: [Connection] = []
     unowned(unsafe) var workload: W! = nil
     private let readBuffer: UnsafeMutablePointer<UInt8>
@@ -98,23 +101,34 @@ final class Loop<W: Workload> {
     /// The first failure, for the report.
     private(set) var firstFailure: String?
 
-    init(endpoint: Endpoint, count: Int) {
-        self.endpoint = endpoint
+    convenience init(endpoint: Endpoint, count: Int) {
+        self.init(endpoints: [endpoint], count: count) { _ in 0 }
+    }
+
+    /// Connections `0..<count`, connection `i` to `endpoints[endpointOf(i)]`.
+    init(endpoints: [Endpoint], count: Int, endpointOf choose: (Int) -> Int) {
+        precondition(!endpoints.isEmpty)
+        self.endpoint = endpoints[0]
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         precondition(epoll >= 0, "epoll_create1 failed")
         readBuffer = .allocate(capacity: readCapacity)
         events = .allocate(capacity: maxEvents)
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = endpoint.port.bigEndian
-        inet_pton(AF_INET, endpoint.host, &address.sin_addr)
-        var text = "GET \(endpoint.path) HTTP/1.1\r\nHost: \(endpoint.host):\(endpoint.port)\r\n"
-        text += "Upgrade: websocket\r\nConnection: Upgrade\r\n"
-        text += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
-        if !endpoint.subprotocol.isEmpty {
-            text += "Sec-WebSocket-Protocol: \(endpoint.subprotocol)\r\n"
+        for endpoint in endpoints {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = endpoint.port.bigEndian
+            inet_pton(AF_INET, endpoint.host, &address.sin_addr)
+            addresses.append(address)
+            var text = "GET \(endpoint.path) HTTP/1.1\r\nHost: \(endpoint.host):\(endpoint.port)\r\n"
+            text += "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            text += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+            if !endpoint.subprotocol.isEmpty {
+                text += "Sec-WebSocket-Protocol: \(endpoint.subprotocol)\r\n"
+            }
+            text += "\r\n"
+            requests.append(Array(text.utf8))
         }
-        text += "\r\n"
-        request = Array(text.utf8)
+        endpointOf = (0..<count).map { min(max(0, choose($0)), endpoints.count - 1) }
         connections.reserveCapacity(count)
         for index in 0..<count {
             connections.append(Connection(id: index))
@@ -146,6 +160,7 @@ final class Loop<W: Workload> {
         }
         connection.fd = fd
         connection.phase = .connecting
+        var address = addresses[endpointOf[connection.id]]
         let result = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -235,7 +250,7 @@ final class Loop<W: Workload> {
                 return fail(connection, "connect: \(String(cString: strerror(error)))")
             }
             connection.phase = .handshaking
-            connection.outgoing = request
+            connection.outgoing = requests[endpointOf[connection.id]]
         }
         flush(connection)
     }

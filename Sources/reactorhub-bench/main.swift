@@ -41,7 +41,9 @@ idle options:
   --hold SECONDS      how long to hold them before reading RSS (default 2)
 
 common options:
-  --url URL           ws://HOST:PORT/PATH (IPv4 or localhost; default ws://127.0.0.1:8080/ws)
+  --url URL[,URL…]    ws://HOST:PORT/PATH (IPv4 or localhost; default ws://127.0.0.1:8080/ws);
+                      several (the nodes of a cluster): subscriber i connects to URL i mod n
+  --sender-url URL    where the senders connect (default: the first --url)
   --protocol P        reactorhub or mirror (default: reactorhub for fanout and idle,
                       mirror for raw)
   --subprotocol NAME  Sec-WebSocket-Protocol to offer; '' for none (default
@@ -111,7 +113,7 @@ struct UsageError: Error {
 }
 
 let known: Set<String> = [
-    "--url", "--protocol", "--subprotocol", "--server-pid", "--batch", "--label", "--subscribers", "--senders",
+    "--url", "--sender-url", "--protocol", "--subprotocol", "--server-pid", "--batch", "--label", "--subscribers", "--senders",
     "--window", "--rate", "--warmup", "--duration", "--size", "--reactor", "--connections", "--reactors", "--hold", "--turn-pause-us", "--repeat",
 ]
 
@@ -145,9 +147,20 @@ func main() -> Int32 {
         default: throw UsageError("--protocol is reactorhub or mirror, not '\(protoName)'")
         }
         let subprotocol = arguments.string("--subprotocol", proto == .mirror ? "lws-mirror-protocol" : "reactorhub.v1")
-        let url = arguments.string("--url", "ws://127.0.0.1:8080/ws")
-        guard let endpoint = Endpoint(url: url, subprotocol: subprotocol) else {
-            throw UsageError("--url must be ws://HOST:PORT/PATH with an IPv4 host, not '\(url)'")
+        var endpoints: [Endpoint] = []
+        for url in arguments.string("--url", "ws://127.0.0.1:8080/ws").split(separator: ",").map(String.init) {
+            guard let parsed = Endpoint(url: url, subprotocol: subprotocol) else {
+                throw UsageError("--url must be ws://HOST:PORT/PATH with an IPv4 host, not '\(url)'")
+            }
+            endpoints.append(parsed)
+        }
+        guard let endpoint = endpoints.first else { throw UsageError("--url needs at least one URL") }
+        var senderEndpoint: Endpoint?
+        if let url = arguments.values["--sender-url"] {
+            guard let parsed = Endpoint(url: url, subprotocol: subprotocol) else {
+                throw UsageError("--sender-url must be ws://HOST:PORT/PATH with an IPv4 host, not '\(url)'")
+            }
+            senderEndpoint = parsed
         }
         var server: WatchedProcess?
         if arguments.values["--server-pid"] != nil {
@@ -201,6 +214,8 @@ func main() -> Int32 {
                 attempt += 1
                 let fanout = Fanout(settings: Fanout.Settings(
                     endpoint: endpoint,
+                    subscriberEndpoints: endpoints.count > 1 ? endpoints : [],
+                    senderEndpoint: senderEndpoint,
                     proto: proto,
                     subscribers: try arguments.int("--subscribers", 100),
                     senders: try arguments.int("--senders", 1),
