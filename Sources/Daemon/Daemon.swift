@@ -130,6 +130,10 @@ public enum Daemon {
             out.sample("reactorhub_origin_rejected_total", server.rejectedOrigins)
         }
         let terminations = SignalWaiter.observeTermination()
+        if let cluster, !(await cluster.waitUntilConnected(timeout: .seconds(5))) {
+            // Served all the same: /readyz says 503 until the link is up, joins wait for it.
+            logger.warning("Redis not reachable yet; serving, not ready", metadata: ["redis": configuration.cluster?.redis ?? "-"])
+        }
         let port: Int
         do {
             port = try hub.start()

@@ -145,7 +145,8 @@ async def redis_loses_data(cluster):
     urls = cluster.urls
     observers = await observe(urls, address)
     for i in range(5):
-        assert (await observers[2].act(address, {"type": "set", "path": f"/k{i}", "value": i}))["type"] == "ack"
+        reply = await observers[2].act(address, {"type": "set", "path": f"/k{i}", "value": i})
+        assert reply["type"] == "ack", reply
     old_epoch, old_version, old_state = await converged(observers, address, urls[0], observers[2])
     cluster.redis.restart_empty()
     for observer in observers:
@@ -161,7 +162,8 @@ async def redis_loses_data(cluster):
     await late.connect()
     reply = await late.join(address, since={"epoch": old_epoch, "version": old_version})
     assert reply["type"] == "snapshot" and reply["epoch"] != old_epoch
-    assert (await observers[0].act(address, {"type": "set", "path": "/after", "value": True}))["type"] == "ack"
+    after = await observers[0].act(address, {"type": "set", "path": "/after", "value": True})
+    assert after["type"] == "ack", after
     await converged(observers + [late], address, urls[2], observers[0])
     for client in observers + [late]:
         await client.close()

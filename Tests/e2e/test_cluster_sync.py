@@ -129,9 +129,10 @@ def test_resume_on_another_node_gets_exactly_the_missed_patches(cluster_factory)
 
 def test_hello_names_the_node_and_readyz_and_metrics_show_the_cluster(cluster_factory):
     cluster = cluster_factory(2)
-    for index, node in enumerate(cluster.nodes):
-        status, text = get(node.port, "/readyz")
-        assert (status, text.strip()) == (200, "ready")
+    from conftest import wait_for
+    for node in cluster.nodes:
+        assert wait_for(lambda: get(node.port, "/readyz")[0] == 200, timeout=15)
+        assert get(node.port, "/readyz")[1].strip() == "ready"
 
     async def hello(url):
         client = SyncClient(url, "hello")
@@ -148,7 +149,6 @@ def test_hello_names_the_node_and_readyz_and_metrics_show_the_cluster(cluster_fa
     assert sorted(owned) == [0, 1], "exactly one node owns the instance"
     cluster.redis.process.kill()
     cluster.redis.process.wait()
-    from conftest import wait_for
     assert wait_for(lambda: get(cluster.nodes[0].port, "/readyz")[0] == 503, timeout=10)
     assert get(cluster.nodes[0].port, "/readyz")[1].strip() == "cluster link down"
     cluster.redis.start()

@@ -82,6 +82,16 @@ public final class ClusterNode: Service, Sendable {
         subscriber.start()
     }
 
+    /// Waits until both Redis links are up, at most `timeout`; false when they are not.
+    public func waitUntilConnected(timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while unavailableReason != nil {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
+
     /// Why the node cannot serve now (`/readyz`), or nil.
     public var unavailableReason: String? {
         client.isConnected && subscriber.isConnected ? nil : "cluster link down"

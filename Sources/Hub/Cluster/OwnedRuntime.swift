@@ -281,23 +281,31 @@ final class OwnedRuntime<R: Reactor>: @unchecked Sendable where R.Action: Decoda
             case .commit, .reply:
                 break
             }
-            guard !retired.load(ordering: .relaxed) else { continue }
+            guard !retired.load(ordering: .relaxed) else {
+                bounce(operation)
+                continue
+            }
             switch operation {
             case .commit(let entries, let state):
                 guard let last = entries.last?.version else { continue }
                 let expected = committed
                 guard await perform({ [node, lease, epoch] () async throws(RedisError) -> CommitOutcome in
                     try await node.store.commit(lease, epoch: epoch, expected: expected, entries: entries)
-                }, done: last) else { continue }
+                }, done: last) else {
+                    bounce(operation)
+                    continue
+                }
                 committed = last
                 committedState = state
                 if committed - snapshotAt >= every, await write(snapshot: state, at: committed) {
                     snapshotAt = committed
                 }
             case .reply(let reply):
-                _ = await perform({ [node, lease, epoch] () async throws(RedisError) -> CommitOutcome in
+                if await !perform({ [node, lease, epoch] () async throws(RedisError) -> CommitOutcome in
                     try await node.store.reply(lease, epoch: epoch, reply: reply.bytes, actionID: reply.actionID, replyTo: reply.to, logged: true)
-                }, done: nil)
+                }, done: nil) {
+                    bounce(operation)
+                }
             case .barrier, .handOver:
                 break
             }
@@ -332,6 +340,25 @@ final class OwnedRuntime<R: Reactor>: @unchecked Sendable where R.Action: Decoda
             }
         }
         return false
+    }
+
+    /// The replies of an operation that will never be committed (this node lost the
+    /// instance): each sender gets `overloaded` now, and may resend with the same id.
+    private func bounce(_ operation: Operation) {
+        var replies: [(bytes: [UInt8], to: [UInt8])] = []
+        switch operation {
+        case .commit(let entries, _):
+            replies = entries.compactMap { entry in entry.reply.flatMap { reply in entry.replyTo.map { (reply, $0) } } }
+        case .reply(let reply):
+            replies = [(reply.bytes, reply.to)]
+        case .barrier, .handOver:
+            break
+        }
+        for (bytes, to) in replies {
+            guard to != ReplyAddress.everyone, let address = ReplyAddress(bytes: to) else { continue }
+            let ref: JSONValue? = if case .object(let object)? = try? JSONParser().parse(bytes) { object["ref"] } else { nil }
+            node.answer(address, overloaded(ref))
+        }
     }
 
     private func write(snapshot state: JSONValue, at version: Int) async -> Bool {

@@ -85,12 +85,20 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, Sendable where R.Action
     /// Subscribes, reads what Redis holds (creating the instance when nobody has), then
     /// starts applying live entries and takes the lease when it is free.
     func start() async throws(ProtocolError) {
-        do {
-            try await node.subscriber.subscribe([node.store.channel(of: addressText)])
-        } catch {
-            throw ProtocolError(.overloaded, "\(address) cannot be served now: the cluster link is down (\(error.message)); retry")
-        }
         let deadline = ContinuousClock.now + node.options.lease * 2 + .seconds(3)
+        // A link that is down (starting, or reconnecting) is waited for, up to the deadline.
+        while true {
+            do {
+                try await node.subscriber.subscribe([node.store.channel(of: addressText)])
+                break
+            } catch {
+                guard ContinuousClock.now < deadline else {
+                    node.subscriber.unsubscribe([node.store.channel(of: addressText)])
+                    throw ProtocolError(.overloaded, "\(address) cannot be served now: the cluster link is down (\(error.message)); retry")
+                }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+        }
         var created: Lease?
         while true {
             do {
