@@ -54,7 +54,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Transport", "Locking"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "TestSupport", "Locking", "Logging"], swiftSettings: strict),
         .testTarget(name: "ReactorTests", dependencies: ["Reactor", "ReactorTesting", "Locking"], swiftSettings: strict),
-        .testTarget(name: "HubTests", dependencies: ["Hub", "Reactors", "Reactor", "JSON", "Transport", "TestSupport", "Locking", "Logging"], swiftSettings: strict),
+        .testTarget(name: "HubTests", dependencies: ["Hub", "Reactors", "Reactor", "JSON", "Transport", "TestSupport", "Cluster", "Metrics", "Locking", "Logging"], swiftSettings: strict),
         .testTarget(name: "ReactorsTests", dependencies: ["Reactors", "Reactor", "ReactorTesting", "JSON"], swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "JSON", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ClusterTests", dependencies: ["Cluster", "Locking", "Logging", "TestSupport"], swiftSettings: strict),

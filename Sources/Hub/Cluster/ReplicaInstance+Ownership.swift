@@ -70,7 +70,12 @@ extension ReplicaInstance {
                 owner = (try? await node.leases.holder(of: addressText))?.node
                 holder.withLock { $0 = owner }
             }
-            guard let owner, owner != node.id else { break }
+            guard let owner, owner != node.id else {
+                // Nobody holds the lease (released at a hand-over, or lapsed): try to take
+                // it now rather than at the next sweep; this action is answered overloaded.
+                if owner == nil { Task { await self.sweep() } }
+                break
+            }
             if accept(action) { return }
             if (try? await node.inbox.post(to: owner, instance: addressText, payload: InboxMessage(action).bytes)) == true {
                 node.posted(action.replyTo.token, to: owner)

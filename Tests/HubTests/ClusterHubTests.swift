@@ -1,0 +1,159 @@
+import Cluster
+@testable import Hub
+import JSON
+import Metrics
+import TestSupport
+import Testing
+import Transport
+
+/// Several hubs as nodes of one cluster on a Redis of the test's own (in-process, in-memory
+/// transports): the owner/follower paths of `ReplicaInstance` and `OwnedRuntime`, also
+/// under the thread sanitizer.
+@Suite("Hubs sharing reactors through Redis")
+struct ClusterHubTests {
+    struct Node {
+        let hub: Hub
+        let cluster: ClusterNode
+        let transport: InMemoryTransport
+        let running: Task<Void, any Error>
+
+        func connect() async throws -> ProtocolClient {
+            try await ProtocolClient(connection: transport.connect())
+        }
+    }
+
+    private func withNodes(_ count: Int, lease: Duration = .milliseconds(1000), _ body: ([Node]) async throws -> Void) async throws {
+        let redis = try await RedisServer.start()
+        let prefix = "t\(UInt32.random(in: 0...UInt32.max))"
+        var nodes: [Node] = []
+        for index in 0..<count {
+            var options = ClusterOptions(nodeID: "h\(index)")
+            options.keyPrefix = prefix
+            options.lease = lease
+            let cluster = ClusterNode(options: options, redis: RedisConfiguration(host: redis.host, port: redis.port), logger: testLogger)
+            cluster.start()
+            let running = Task { try await cluster.run() }
+            #expect(await cluster.waitUntilConnected(timeout: .seconds(20)))
+            var configuration = HubConfiguration()
+            configuration.serverName = "reactorhub/0.1.0"
+            configuration.actionsPerSecond = 100_000
+            configuration.actionBurst = 100_000
+            let transport = InMemoryTransport()
+            let hub = Hub(configuration: configuration, registry: testRegistry(), transport: transport, cluster: cluster, logger: testLogger)
+            try hub.start()
+            nodes.append(Node(hub: hub, cluster: cluster, transport: transport, running: running))
+        }
+        do {
+            try await body(nodes)
+        } catch {
+            await stop(nodes)
+            await redis.stop()
+            throw error
+        }
+        await stop(nodes)
+        await redis.stop()
+    }
+
+    private func stop(_ nodes: [Node]) async {
+        for node in nodes {
+            await stop(node)
+        }
+    }
+
+    private func stop(_ node: Node) async {
+        await node.hub.shutdown(grace: .milliseconds(500))
+        node.cluster.triggerGracefulShutdown()
+        _ = try? await node.running.value
+    }
+
+    /// The next message that is not a pulse.
+    private func nextText(_ client: ProtocolClient) async throws -> String {
+        try await client.nextText(timeout: 20)
+    }
+
+    @Test func anActionThroughAFollowerIsAckedBeforeItsPatchAndEveryNodeGetsTheSameFrame() async throws {
+        try await withNodes(2) { nodes in
+            let owner = try await nodes[0].connect()
+            #expect(owner.hello["node"] == "h0")
+            let joined = try await owner.join("doc/c")
+            #expect(joined["version"] == 0)
+            let follower = try await nodes[1].connect()
+            #expect(follower.hello["node"] == "h1")
+            let snapshot = try await follower.join("doc/c")
+            #expect(snapshot["epoch"] == joined["epoch"])
+            #expect(nodes[0].cluster.render(text: true).contains("reactorhub_cluster_owned_instances 1"))
+            #expect(nodes[1].cluster.render(text: true).contains("reactorhub_cluster_owned_instances 0"))
+
+            try await follower.send(#"{"type":"action","reactor":"doc/c","action":{"type":"set","path":"/a","value":1},"ref":"f1"}"#)
+            #expect(try await nextText(follower) == #"{"type":"ack","reactor":"doc/c","ref":"f1","version":0}"#)
+            let patch = #"{"type":"patch","reactor":"doc/c","version":1,"patch":[{"op":"add","path":"/a","value":1}]}"#
+            #expect(try await nextText(follower) == patch)
+            #expect(try await nextText(owner) == patch)
+
+            try await owner.send(#"{"type":"action","reactor":"doc/c","action":{"type":"emit","name":"hi"},"ref":"o1"}"#)
+            #expect(try await nextText(owner) == #"{"type":"ack","reactor":"doc/c","ref":"o1","version":1}"#)
+            let pulse = #"{"type":"pulse","reactor":"doc/c","version":1,"name":"event","value":{"name":"hi","value":null}}"#
+            #expect(try await nextText(owner) == pulse)
+            #expect(try await nextText(follower) == pulse)
+            #expect(nodes[1].cluster.render(text: true).contains("reactorhub_cluster_forwarded_actions_total 1"))
+
+            // An id answered through one node is a duplicate through the other.
+            let add = #"{"type":"action","reactor":"doc/c","action":{"type":"set","path":"/b","value":2},"id":"same","ref":"#
+            try await follower.send(add + "1}")
+            #expect(try await nextText(follower) == #"{"type":"ack","reactor":"doc/c","ref":1,"version":1}"#)
+            #expect(try await follower.next(timeout: 20)["version"] == 2)
+            #expect(try await owner.next(timeout: 20)["version"] == 2)
+            try await owner.send(add + "2}")
+            #expect(try await nextText(owner) == #"{"type":"ack","reactor":"doc/c","ref":2,"version":1,"duplicate":true}"#)
+            // An action its reactor refuses: the error comes back through the log.
+            try await follower.send(#"{"type":"action","reactor":"doc/c","action":{"type":"remove","path":"/nope"},"ref":"bad"}"#)
+            let refused = try await follower.next(timeout: 20)
+            #expect(refused["type"] == "error")
+            #expect(refused["code"] == "invalid_action")
+            await follower.expectSilence()
+            await owner.expectSilence()
+        }
+    }
+
+    @Test func theDrainHandsTheLeaseOverAndAnotherNodeContinuesTheEpoch() async throws {
+        try await withNodes(2, lease: .seconds(30)) { nodes in
+            let owner = try await nodes[0].connect()
+            let joined = try await owner.join("doc/h")
+            let follower = try await nodes[1].connect()
+            try await follower.join("doc/h")
+            try await owner.send(#"{"type":"action","reactor":"doc/h","action":{"type":"set","path":"/n","value":1},"ref":1}"#)
+            #expect(try await owner.next(timeout: 20)["type"] == "ack")
+            #expect(try await follower.next(timeout: 20)["version"] == 1)
+            await stop(nodes[0])
+            // With a 30 s lease, only the release at the drain lets the follower take over now.
+            let started = ContinuousClock.now
+            var ref = 0
+            while true {
+                ref += 1
+                try await follower.send(#"{"type":"action","reactor":"doc/h","action":{"type":"set","path":"/n","value":2},"ref":\#(ref)}"#)
+                let reply = try await follower.next(timeout: 20)
+                if reply["type"] == "ack" { break }
+                #expect(reply["code"] == "overloaded")
+                // Well within the 30 s lease: the release, not the lapse, let it in.
+                #expect(ContinuousClock.now - started < .seconds(10))
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let patch = try await follower.next(timeout: 20)
+            #expect(patch["version"] == 2)
+            #expect(nodes[1].cluster.render(text: true).contains("reactorhub_cluster_owned_instances 1"))
+            let late = try await nodes[1].connect()
+            let snapshot = try await late.join("doc/h")
+            #expect(snapshot["epoch"] == joined["epoch"])
+            #expect(snapshot["state"] == .object(["n": 2]))
+        }
+    }
+}
+
+extension ClusterNode {
+    /// The cluster's metric families as text (tests).
+    func render(text: Bool) -> String {
+        var out = Exposition()
+        render(into: &out)
+        return out.text
+    }
+}
