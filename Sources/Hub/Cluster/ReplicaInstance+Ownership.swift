@@ -40,9 +40,10 @@ extension ReplicaInstance {
                 await node.release(lease)
                 return
             }
+            // Observing before any action can reach it: no change may go unpublished.
+            owned.start(committed: stored.version, snapshotVersion: snapshot.version)
             role.withLock { $0 = .owner(owned) }
             holder.withLock { $0 = node.id }
-            owned.start(committed: stored.version, snapshotVersion: snapshot.version)
             node.metrics.ownerships.increment()
             logger.info(
                 "owning the instance",
