@@ -216,9 +216,9 @@ public final class ClusterNode: Service, Sendable {
     private func received(_ entries: [InboxEntry]) async {
         for entry in entries {
             switch InboxMessage(bytes: entry.payload) {
-            case .action(let action)?:
-                let accepted = !draining.load(ordering: .relaxed) && (replicas.withLock { $0[entry.instance] }?.accept(action) ?? false)
-                if !accepted {
+            case .actions(let actions)?:
+                let replica = draining.load(ordering: .relaxed) ? nil : replicas.withLock { $0[entry.instance] }
+                for action in actions where !(replica?.accept(action) ?? false) {
                     answer(action.replyTo, ServerMessage.error(
                         ProtocolError(.overloaded, "\(entry.instance) has no owner yet (ownership is moving); retry"), ref: action.ref
                     ).withBytes { Array($0) })

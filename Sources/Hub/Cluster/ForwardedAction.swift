@@ -4,19 +4,24 @@ import JSON
 /// straight to its runtime when the owner is this node), and the inbox's other message:
 /// a reply bounced back to the origin by a node that does not own the instance (any more).
 enum InboxMessage: Sendable {
-    case action(ForwardedAction)
+    /// Actions for one instance, in the order they arrived at the origin.
+    case actions([ForwardedAction])
     /// A reply for the origin's sender `to` (already encoded, with its ref).
     case reply(to: ReplyAddress, reply: [UInt8])
 
     var bytes: [UInt8] {
         var object = JSONObject()
         switch self {
-        case .action(let action):
-            object["kind"] = "action"
-            object["action"] = action.action
-            if let id = action.id { object["id"] = .string(id) }
-            if let ref = action.ref { object["ref"] = ref }
-            object["to"] = .string(String(decoding: action.replyTo.bytes, as: UTF8.self))
+        case .actions(let actions):
+            object["kind"] = "actions"
+            object["actions"] = .array(actions.map { action in
+                var item = JSONObject()
+                item["action"] = action.action
+                if let id = action.id { item["id"] = .string(id) }
+                if let ref = action.ref { item["ref"] = ref }
+                item["to"] = .string(String(decoding: action.replyTo.bytes, as: UTF8.self))
+                return .object(item)
+            })
         case .reply(let to, let reply):
             object["kind"] = "reply"
             object["to"] = .string(String(decoding: to.bytes, as: UTF8.self))
@@ -27,25 +32,29 @@ enum InboxMessage: Sendable {
         return writer.bytes
     }
 
-    init(_ action: ForwardedAction) {
-        self = .action(action)
-    }
-
     init(replyTo: ReplyAddress, reply: [UInt8]) {
         self = .reply(to: replyTo, reply: reply)
     }
 
     init?(bytes: [UInt8]) {
-        guard case .object(let object)? = try? JSONParser().parse(bytes),
-              case .string(let kind)? = object["kind"],
-              case .string(let toText)? = object["to"],
-              let to = ReplyAddress(bytes: Array(toText.utf8))
-        else { return nil }
+        guard case .object(let object)? = try? JSONParser().parse(bytes), case .string(let kind)? = object["kind"] else {
+            return nil
+        }
+        if kind == "actions" {
+            guard case .array(let items)? = object["actions"] else { return nil }
+            var actions: [ForwardedAction] = []
+            for case .object(let item) in items {
+                guard let action = item["action"], case .string(let toText)? = item["to"],
+                      let to = ReplyAddress(bytes: Array(toText.utf8))
+                else { return nil }
+                let id: String? = if case .string(let text)? = item["id"] { text } else { nil }
+                actions.append(ForwardedAction(action: action, id: id, ref: item["ref"], replyTo: to))
+            }
+            self = .actions(actions)
+            return
+        }
+        guard case .string(let toText)? = object["to"], let to = ReplyAddress(bytes: Array(toText.utf8)) else { return nil }
         switch kind {
-        case "action":
-            guard let action = object["action"] else { return nil }
-            let id: String? = if case .string(let text)? = object["id"] { text } else { nil }
-            self = .action(ForwardedAction(action: action, id: id, ref: object["ref"], replyTo: to))
         case "reply":
             guard case .string(let reply)? = object["reply"] else { return nil }
             self = .reply(to: to, reply: Array(reply.utf8))

@@ -80,27 +80,58 @@ extension ReplicaInstance {
     }
 
     func applyLoop() async {
-        for await event in eventStreamForLoop {
-            switch event {
-            case .entry(let entry): await apply(entry)
-            case .repair: await repair()
-            case .reload: await reload()
+        while let batch = await events.next() {
+            var entries: [LogEntry] = []
+            for event in batch {
+                if case .entry(let entry) = event {
+                    entries.append(entry)
+                    continue
+                }
+                await apply(entries)
+                entries = []
+                switch event {
+                case .repair: await repair()
+                case .reload: await reload()
+                case .entry: break
+                }
+            }
+            await apply(entries)
+        }
+    }
+
+    /// Applies live entries in order: runs that continue the replica are delivered at once
+    /// (a long run as frames spanning several versions, as the owner of one node does);
+    /// a gap is repaired from the stream, another epoch reloads.
+    private func apply(_ entries: [LogEntry]) async {
+        var rest = entries[...]
+        while !rest.isEmpty {
+            switch deliverRun(rest) {
+            case .consumed(let count):
+                rest = rest.dropFirst(count)
+            case .gap:
+                await repair()
+                rest = rest.dropFirst()
+            case .otherEpoch, .broken:
+                await reload()
+                return
+            case .stale:
+                return
             }
         }
     }
 
-    private func apply(_ entry: LogEntry) async {
-        let (epoch, version, position, stale) = view.withLock { ($0.epoch, $0.version, $0.position, $0.stale) }
-        if stale || entry.position <= position { return }
-        if entry.epoch != epoch { return await reload() }
-        if entry.isPatch {
-            if entry.version <= version {
-                view.withLock { $0.position = max($0.position, entry.position) }
-                return
-            }
-            if entry.effectiveBase != version { return await repair() }
-        }
-        if !deliver(entry) { await reload() }
+    /// Why `deliverRun` stopped before the end.
+    enum RunEnd {
+        /// This many entries were delivered or skipped (already held).
+        case consumed(Int)
+        /// The first entry does not continue the replica: something was missed.
+        case gap
+        /// The first entry is of another epoch.
+        case otherEpoch
+        /// The first entry's patch does not apply.
+        case broken
+        /// The replica waits for a new epoch.
+        case stale
     }
 
     /// Reads the log from the last entry applied; reloads when it no longer chains.
@@ -119,12 +150,10 @@ extension ReplicaInstance {
             guard let entries = try await node.store.entries(of: addressText, after: position) else {
                 return markStale()
             }
-            for entry in entries {
-                let version = view.withLock { $0.version }
-                if entry.epoch != epoch { return await reload() }
-                if entry.isPatch, entry.version <= version { continue }
-                if entry.isPatch, entry.effectiveBase != version { return await reload() }
-                if !deliver(entry) { return await reload() }
+            var rest = entries[...]
+            while !rest.isEmpty {
+                guard case .consumed(let count) = deliverRun(rest), rest.first?.epoch == epoch else { return await reload() }
+                rest = rest.dropFirst(count)
             }
         } catch {
             view.withLock { $0.needsRepair = true }
@@ -155,33 +184,92 @@ extension ReplicaInstance {
         logger.info("Redis holds nothing of this instance any more; waiting for a new epoch")
     }
 
-    /// Delivers one entry in log order: its reply (to this node's sender) or pulse, then
-    /// its patch. False when the patch does not apply (reload).
-    private func deliver(_ entry: LogEntry) -> Bool {
+    /// Delivers the entries that continue the replica, in log order: each reply to this
+    /// node's sender (before the patches after it), each pulse (after the patches before
+    /// it), the patches as one frame per version, or as frames spanning several versions
+    /// for a run of more than `ReactorInstance.coalescingThreshold`.
+    func deliverRun(_ entries: ArraySlice<LogEntry>) -> RunEnd {
         view.withLock { view in
-            var patched: (LoggedPatch, JSONValue)?
-            if entry.isPatch {
-                guard let patch = LoggedPatch(entry, address: addressText),
-                      let state = try? JSONPatch.apply(patch.operations, to: view.state)
-                else { return false }
-                patched = (patch, state)
+            guard !view.stale else { return .stale }
+            var frames: [PatchFrame] = []
+            var consumed = 0
+            func flush() {
+                guard !frames.isEmpty else { return }
+                send(frames, to: view.subscribers)
+                frames = []
             }
-            if let reply = entry.reply, let to = entry.replyTo {
-                if to == ReplyAddress.everyone {
-                    context.delivery.send([.pulse(stream, OutboundMessage(reply))], to: view.subscribers)
-                } else if let address = ReplyAddress(bytes: to), address.node == node.id, let sender = node.takeReply(address.token) {
-                    context.delivery.send(.reply(OutboundMessage(reply)), to: sender.output)
+            for entry in entries {
+                if entry.position <= view.position {
+                    consumed += 1
+                    continue
                 }
+                if entry.epoch != view.epoch {
+                    flush()
+                    return consumed == 0 ? .otherEpoch : .consumed(consumed)
+                }
+                if entry.isPatch, entry.version <= view.version {
+                    view.position = entry.position
+                    consumed += 1
+                    continue
+                }
+                var patched: (LoggedPatch, JSONValue)?
+                if entry.isPatch {
+                    guard entry.effectiveBase == view.version else {
+                        flush()
+                        return consumed == 0 ? .gap : .consumed(consumed)
+                    }
+                    guard let patch = LoggedPatch(entry, address: addressText),
+                          let state = try? JSONPatch.apply(patch.operations, to: view.state)
+                    else {
+                        flush()
+                        return consumed == 0 ? .broken : .consumed(consumed)
+                    }
+                    patched = (patch, state)
+                }
+                if let reply = entry.reply, let to = entry.replyTo {
+                    if to == ReplyAddress.everyone {
+                        flush()
+                        context.delivery.send([.pulse(stream, OutboundMessage(reply))], to: view.subscribers)
+                    } else if let address = ReplyAddress(bytes: to), address.node == node.id, let sender = node.takeReply(address.token) {
+                        context.delivery.send(.reply(OutboundMessage(reply)), to: sender.output)
+                    }
+                }
+                if let (patch, state) = patched {
+                    view.state = state
+                    view.version = entry.version
+                    view.stateText = nil
+                    view.history.append(patch.frame)
+                    frames.append(patch.frame)
+                }
+                view.position = entry.position
+                consumed += 1
             }
-            if let (patch, state) = patched {
-                view.state = state
-                view.version = entry.version
-                view.stateText = nil
-                view.history.append(patch.frame)
-                context.delivery.send([.patch(stream, patch.frame)], to: view.subscribers)
-            }
-            view.position = max(view.position, entry.position)
-            return true
+            flush()
+            return .consumed(consumed)
         }
+    }
+
+    /// Sends a run of frames: as they are when short, merged (each merged frame kept under
+    /// delivery's merged-frame limit) when long.
+    private func send(_ frames: [PatchFrame], to subscribers: [ConnectionOutput]) {
+        guard !subscribers.isEmpty else { return }
+        guard frames.count > ReactorInstance<R>.coalescingThreshold else {
+            context.delivery.send(frames.map { .patch(stream, $0) }, to: subscribers)
+            return
+        }
+        let limit = context.delivery.limits.mergedFrameBytes
+        var merged: [Outgoing] = []
+        var start = 0
+        while start < frames.count {
+            var end = start + 1
+            var size = frames[start].operationsCount
+            while end < frames.count, size + frames[end].operationsCount <= limit {
+                size += frames[end].operationsCount
+                end += 1
+            }
+            merged.append(.patch(stream, PatchFrame.merge(frames[start..<end])))
+            start = end
+        }
+        context.delivery.send(merged, to: subscribers)
     }
 }

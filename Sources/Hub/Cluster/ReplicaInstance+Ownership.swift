@@ -58,13 +58,17 @@ extension ReplicaInstance {
 
     /// Sends each action, in arrival order, to the owner: its runtime here, or its inbox.
     func forwardLoop() async {
-        for await action in forwardStream {
-            if accept(action) { continue }
-            await forward(action)
+        while let actions = await forwards.next() {
+            if case .owner(let owned) = role.withLock({ $0 }) {
+                for action in actions { owned.dispatch(action) }
+                continue
+            }
+            await forward(actions)
         }
     }
 
-    private func forward(_ action: ForwardedAction) async {
+    /// Posts a run of actions to the owner's inbox in one entry, in their order.
+    private func forward(_ actions: [ForwardedAction]) async {
         for attempt in 0..<2 {
             var owner = holder.withLock { $0 }
             if owner == nil || attempt > 0 {
@@ -77,17 +81,25 @@ extension ReplicaInstance {
                 if owner == nil { Task { await self.sweep() } }
                 break
             }
-            if accept(action) { return }
-            if (try? await node.inbox.post(to: owner, instance: addressText, payload: InboxMessage(action).bytes)) == true {
-                node.posted(action.replyTo.token, to: owner)
-                node.metrics.forwarded.increment()
+            if acceptAll(actions) { return }
+            if (try? await node.inbox.post(to: owner, instance: addressText, payload: InboxMessage.actions(actions).bytes)) == true {
+                for action in actions { node.posted(action.replyTo.token, to: owner) }
+                node.metrics.forwarded.increment(by: actions.count)
                 return
             }
             holder.withLock { $0 = nil }
         }
-        if accept(action) { return }
-        node.answer(action.replyTo, ServerMessage.error(
-            ProtocolError(.overloaded, "\(address) has no owner yet (a node is taking it over); retry"), ref: action.ref
-        ).withBytes { Array($0) })
+        if acceptAll(actions) { return }
+        for action in actions {
+            node.answer(action.replyTo, ServerMessage.error(
+                ProtocolError(.overloaded, "\(address) has no owner yet (a node is taking it over); retry"), ref: action.ref
+            ).withBytes { Array($0) })
+        }
+    }
+
+    private func acceptAll(_ actions: [ForwardedAction]) -> Bool {
+        guard case .owner(let owned) = role.withLock({ $0 }) else { return false }
+        for action in actions { owned.dispatch(action) }
+        return true
     }
 }

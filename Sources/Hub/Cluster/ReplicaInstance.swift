@@ -57,10 +57,8 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, Sendable where R.Action
     let holder = Locked<String?>(nil)
     let taking = Atomic<Bool>(false)
     let ended = Atomic<Bool>(false)
-    let events: AsyncStream<Event>.Continuation
-    let eventStreamForLoop: AsyncStream<Event>
-    let forwards: AsyncStream<ForwardedAction>.Continuation
-    let forwardStream: AsyncStream<ForwardedAction>
+    let events = BatchLane<Event>()
+    let forwards = BatchLane<ForwardedAction>()
 
     init(
         address: ReactorAddress, context: ReactorKind.InstanceContext, node: ClusterNode,
@@ -74,8 +72,6 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, Sendable where R.Action
         self.make = make
         self.adjust = adjust
         self.view = Locked(View(history: PatchHistory(capacity: context.historyCapacity)))
-        (eventStreamForLoop, events) = AsyncStream.makeStream(of: Event.self)
-        (forwardStream, forwards) = AsyncStream.makeStream(of: ForwardedAction.self)
     }
 
     var logger: Logger { context.logger }
