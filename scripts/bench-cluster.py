@@ -262,7 +262,9 @@ def render(results, elapsed, options):
         "",
         f"- Date: {datetime.datetime.now():%Y-%m-%d %H:%M}, `scripts/bench-cluster.py{' --quick' if options.quick else ''}` took {elapsed:.0f} s, "
         f"on this machine ({os.cpu_count()} CPUs), one redis-server {redis_version()} and the daemons on 127.0.0.1; release builds; "
-        f"`bench/daemon.json`, plus `cluster` with `leaseMs` {LEASE_MS} for the clustered ones.",
+        f"`bench/daemon.json`, plus `cluster` with `leaseMs` {LEASE_MS} for the clustered ones. "
+        f"Load average at the end: {' / '.join(f'{x:.1f}' for x in os.getloadavg())} (1 / 5 / 15 min; other work on the machine "
+        "shows in every figure, the single daemon's included).",
         "- Same load generator as above (`reactorhub-bench fanout`): `--url` lists the three nodes (subscriber i on node i mod 3), "
         "`--sender-url` where the sender is; the instance is owned by node 0 (it joins first).",
         "",
