@@ -9,7 +9,7 @@ import Transport
 /// Several hubs as nodes of one cluster on a Redis of the test's own (in-process, in-memory
 /// transports): the owner/follower paths of `ReplicaInstance` and `OwnedRuntime`, also
 /// under the thread sanitizer.
-@Suite("Hubs sharing reactors through Redis")
+@Suite("Hubs sharing reactors through Redis", .serialized)
 struct ClusterHubTests {
     struct Node {
         let hub: Hub
