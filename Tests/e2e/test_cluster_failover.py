@@ -116,13 +116,18 @@ async def stall_owner(cluster):
     await wait_acks(writers, sum(len(w.acked) for w in writers) + 20)
     stop.set()
     await asyncio.gather(*tasks)
-    for future in stalled:
-        try:
-            await asyncio.wait_for(future, 30)
-        except Exception:
-            pass
+    stalled_replies = [await asyncio.wait_for(future, 30) for future in stalled]
     epoch, version, state = await converged(observers, address, urls[1], observers[1])
     check_exactly_once([e for e in state["log"] if e.startswith("w")], writers)
+    # what the stalled owner acked is there once; what it could not commit (answered
+    # overloaded once it woke up without its lease) never landed
+    for i, reply in enumerate(stalled_replies):
+        assert reply["type"] in ("ack", "error"), reply
+        count = state["log"].count(f"s{i}")
+        if reply["type"] == "ack":
+            assert count == 1, (reply, count)
+        else:
+            assert reply["code"] == "overloaded" and count == 0, (reply, count)
     count = no_fork(observers)
     assert count >= 60
     for observer in observers:
