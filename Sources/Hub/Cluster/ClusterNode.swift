@@ -35,6 +35,8 @@ public final class ClusterNode: Service, Sendable {
     private let delivery = Locked<Delivery?>(nil)
     private let stopping = Latch()
     private let draining = Atomic<Bool>(false)
+    /// The inbox reader's loop, started with the links and ended by `run()`'s shutdown.
+    private let reading = Locked<Task<Void, Never>?>(nil)
 
     /// Passes the subscriber's, the inbox's and the heartbeat's events to the node, which
     /// exists only after they do.
@@ -76,10 +78,14 @@ public final class ClusterNode: Service, Sendable {
     /// (A reply lost with a failed owner is noticed sooner: when another node holds the lease.)
     var replyTimeout: Duration { max(options.lease + .seconds(5), .seconds(10)) }
 
-    /// Connects to Redis (the client and the subscriber reconnect by themselves).
+    /// Connects to Redis (the client and the subscriber reconnect by themselves) and starts
+    /// reading this node's inbox, so that the node is ready before it serves; `run()` ends
+    /// them.
     public func start() {
         client.start()
         subscriber.start()
+        let reader = inboxReader
+        reading.withLock { $0 = Task { await reader.run() } }
     }
 
     /// Waits until both Redis links are up, at most `timeout`; false when they are not.
@@ -94,7 +100,7 @@ public final class ClusterNode: Service, Sendable {
 
     /// Why the node cannot serve now (`/readyz`), or nil.
     public var unavailableReason: String? {
-        client.isConnected && subscriber.isConnected ? nil : "cluster link down"
+        client.isConnected && subscriber.isConnected && inboxReader.isConnected ? nil : "cluster link down"
     }
 
     func attach(_ delivery: Delivery) {
@@ -107,13 +113,16 @@ public final class ClusterNode: Service, Sendable {
 
     public func run() async throws {
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.inboxReader.run() }
             group.addTask { await self.heartbeat.run() }
             group.addTask { await self.sweepLoop() }
             await stopping.wait()
             group.cancelAll()
         }
         await handOver()
+        if let reading = reading.withLock({ $0 }) {
+            reading.cancel()
+            await reading.value
+        }
         do {
             try await registry.deregister()
         } catch {
