@@ -230,9 +230,10 @@ public final class ClusterNode: Service, Sendable {
                 for action in actions where !(replica?.accept(action) ?? false) {
                     answer(action.replyTo, ServerMessage.error(
                         ProtocolError(.overloaded, "\(entry.instance) has no owner yet (ownership is moving); retry"), ref: action.ref
-                    ).withBytes { Array($0) })
+                    ).withBytes { Array($0) }, bounced: entry.instance)
                 }
-            case .reply(let to, let reply)?:
+            case .reply(let to, let reply, let bounced)?:
+                if let bounced { replicas.withLock { $0[bounced] }?.forgetHolder() }
                 deliverReply(to.token, reply)
             case nil:
                 logger.warning("unreadable inbox entry", metadata: ["from": entry.from])
@@ -253,10 +254,11 @@ public final class ClusterNode: Service, Sendable {
     }
 
     /// Sends `reply` to the sender `to`: here, or through its node's inbox.
-    func answer(_ to: ReplyAddress, _ reply: [UInt8]) {
+    /// `bounced`: the instance this node refused the action for, not owning it.
+    func answer(_ to: ReplyAddress, _ reply: [UInt8], bounced: String? = nil) {
         if to.node == id { return deliverReply(to.token, reply) }
         Task {
-            _ = try? await inbox.post(to: to.node, instance: "", payload: InboxMessage(replyTo: to, reply: reply).bytes)
+            _ = try? await inbox.post(to: to.node, instance: "", payload: InboxMessage(replyTo: to, reply: reply, bounced: bounced).bytes)
         }
     }
 

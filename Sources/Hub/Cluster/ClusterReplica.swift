@@ -17,6 +17,8 @@ protocol ClusterReplica: HubInstance {
     func linkRecovered()
     /// Applies a forwarded action when this node owns the instance; false otherwise.
     func accept(_ action: ForwardedAction) -> Bool
+    /// The node this replica believed the owner refused an action: look it up again.
+    func forgetHolder()
     /// The heartbeat could not renew `lease`: stop owning.
     func leaseLost(_ lease: Lease)
     /// Commits what is queued, writes a snapshot, releases the lease (SIGTERM, eviction).

@@ -6,8 +6,10 @@ import JSON
 enum InboxMessage: Sendable {
     /// Actions for one instance, in the order they arrived at the origin.
     case actions([ForwardedAction])
-    /// A reply for the origin's sender `to` (already encoded, with its ref).
-    case reply(to: ReplyAddress, reply: [UInt8])
+    /// A reply for the origin's sender `to` (already encoded, with its ref); `bounced`
+    /// names the instance when a node that does not own it refused the action, so that the
+    /// origin looks its owner up again.
+    case reply(to: ReplyAddress, reply: [UInt8], bounced: String?)
 
     var bytes: [UInt8] {
         var object = JSONObject()
@@ -22,18 +24,19 @@ enum InboxMessage: Sendable {
                 item["to"] = .string(String(decoding: action.replyTo.bytes, as: UTF8.self))
                 return .object(item)
             })
-        case .reply(let to, let reply):
+        case .reply(let to, let reply, let bounced):
             object["kind"] = "reply"
             object["to"] = .string(String(decoding: to.bytes, as: UTF8.self))
             object["reply"] = .string(String(decoding: reply, as: UTF8.self))
+            if let bounced { object["bounced"] = .string(bounced) }
         }
         var writer = JSONWriter()
         writer.writeValue(.object(object))
         return writer.bytes
     }
 
-    init(replyTo: ReplyAddress, reply: [UInt8]) {
-        self = .reply(to: replyTo, reply: reply)
+    init(replyTo: ReplyAddress, reply: [UInt8], bounced: String? = nil) {
+        self = .reply(to: replyTo, reply: reply, bounced: bounced)
     }
 
     init?(bytes: [UInt8]) {
@@ -57,7 +60,8 @@ enum InboxMessage: Sendable {
         switch kind {
         case "reply":
             guard case .string(let reply)? = object["reply"] else { return nil }
-            self = .reply(to: to, reply: Array(reply.utf8))
+            let bounced: String? = if case .string(let instance)? = object["bounced"] { instance } else { nil }
+            self = .reply(to: to, reply: Array(reply.utf8), bounced: bounced)
         default:
             return nil
         }

@@ -262,6 +262,10 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, Sendable where R.Action
         return true
     }
 
+    func forgetHolder() {
+        holder.withLock { $0 = nil }
+    }
+
     func leaseLost(_ lease: Lease) {
         let lost = role.withLock { role -> OwnedRuntime<R>? in
             guard case .owner(let owned) = role, owned.lease == lease else { return nil }
