@@ -100,7 +100,7 @@ public final class ClusterNode: Service, Sendable {
 
     /// Why the node cannot serve now (`/readyz`), or nil.
     public var unavailableReason: String? {
-        client.isConnected && subscriber.isConnected && inboxReader.isConnected ? nil : "cluster link down"
+        client.isConnected && subscriber.isConnected && inboxReader.isReading ? nil : "cluster link down"
     }
 
     func attach(_ delivery: Delivery) {
