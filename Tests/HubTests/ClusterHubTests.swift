@@ -122,7 +122,7 @@ struct ClusterHubTests {
             let joined = try await owner.join("doc/h")
             let follower = try await nodes[1].connect()
             try await follower.join("doc/h")
-            try await owner.send(#"{"type":"action","reactor":"doc/h","action":{"type":"set","path":"/n","value":1},"ref":1}"#)
+            try await owner.send(#"{"type":"action","reactor":"doc/h","action":{"type":"set","path":"/n","value":1},"id":"kept","ref":1}"#)
             #expect(try await owner.next(timeout: 20)["type"] == "ack")
             #expect(try await follower.next(timeout: 20)["version"] == 1)
             await stop(nodes[0])
@@ -141,6 +141,11 @@ struct ClusterHubTests {
             }
             let patch = try await follower.next(timeout: 20)
             #expect(patch["version"] == 2)
+            // The new owner read back the ids the former one remembered.
+            try await follower.send(#"{"type":"action","reactor":"doc/h","action":{"type":"set","path":"/n","value":1},"id":"kept","ref":"again"}"#)
+            let duplicate = try await follower.nextText(timeout: 20)
+            #expect(duplicate == #"{"type":"ack","reactor":"doc/h","ref":"again","version":0,"duplicate":true}"#)
+            await follower.expectSilence()
             #expect(nodes[1].cluster.render(text: true).contains("reactorhub_cluster_owned_instances 1"))
             let late = try await nodes[1].connect()
             let snapshot = try await late.join("doc/h")
