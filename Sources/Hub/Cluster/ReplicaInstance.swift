@@ -57,6 +57,8 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, Sendable where R.Action
     let holder = Locked<String?>(nil)
     let taking = Atomic<Bool>(false)
     let ended = Atomic<Bool>(false)
+    /// Read from Redis and applying entries (the node's sweeps wait for it).
+    let started = Atomic<Bool>(false)
     let events = BatchLane<Event>()
     let forwards = BatchLane<ForwardedAction>()
 
@@ -82,6 +84,9 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, Sendable where R.Action
     /// starts applying live entries and takes the lease when it is free.
     func start() async throws(ProtocolError) {
         let deadline = ContinuousClock.now + node.options.lease * 2 + .seconds(3)
+        // Registered first: entries published from now on queue in `events` while the
+        // instance is read, and those the read already holds are skipped.
+        node.register(self)
         // A link that is down (starting, or reconnecting) is waited for, up to the deadline.
         while true {
             do {
@@ -89,6 +94,7 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, Sendable where R.Action
                 break
             } catch {
                 guard ContinuousClock.now < deadline else {
+                    node.unregister(self)
                     node.subscriber.unsubscribe([node.store.channel(of: addressText)])
                     throw ProtocolError(.overloaded, "\(address) cannot be served now: the cluster link is down (\(error.message)); retry")
                 }
@@ -115,12 +121,13 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, Sendable where R.Action
             }
             guard ContinuousClock.now < deadline else {
                 if let created { await node.release(created) }
+                node.unregister(self)
                 node.subscriber.unsubscribe([node.store.channel(of: addressText)])
                 throw ProtocolError(.overloaded, "\(address) has no owner yet and could not be read from the cluster; retry")
             }
             try? await Task.sleep(for: .milliseconds(50))
         }
-        node.register(self)
+        started.store(true, ordering: .relaxed)
         Task { [self] in await applyLoop() }
         Task { [self] in await forwardLoop() }
         if let created {
@@ -290,6 +297,7 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, Sendable where R.Action
 
     /// Periodic: reload a stale or broken replica, and take the lease when it is free.
     func sweep() async {
+        guard started.load(ordering: .relaxed) else { return }
         let (stale, needsRepair) = view.withLock { ($0.stale, $0.needsRepair) }
         if stale { events.yield(.reload) } else if needsRepair { events.yield(.repair) }
         guard !ended.load(ordering: .relaxed), !isOwned, !taking.exchange(true, ordering: .relaxed) else { return }
