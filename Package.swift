@@ -40,11 +40,11 @@ let package = Package(
         .target(name: "ReactorTesting", dependencies: ["Reactor", "Locking"], swiftSettings: strict),
         .target(name: "JSON", swiftSettings: strict),
         .target(name: "Auth", dependencies: ["CCrypto", "JSON", "Locking"], swiftSettings: strict),
-        .target(name: "Hub", dependencies: ["Reactor", "JSON", "Transport", "Auth", "Lifecycle", "Locking", "Logging", "Metrics"], swiftSettings: strict),
+        .target(name: "Hub", dependencies: ["Reactor", "JSON", "Transport", "Auth", "Cluster", "Lifecycle", "Locking", "Logging", "Metrics"], swiftSettings: strict),
         .target(name: "Reactors", dependencies: ["Reactor", "JSON"], swiftSettings: strict),
         .target(name: "Cluster", dependencies: ["CHiredis", "Locking", "Logging"], swiftSettings: strict),
         .target(name: "Persistence", dependencies: ["CSQLite", "Hub", "JSON", "Lifecycle", "Locking", "Logging", "Metrics"], swiftSettings: strict),
-        .target(name: "Daemon", dependencies: ["Hub", "Reactors", "Persistence", "JSON", "Auth", "Lifecycle", "Logging", "Metrics", "Transport"], swiftSettings: strict),
+        .target(name: "Daemon", dependencies: ["Hub", "Reactors", "Persistence", "JSON", "Auth", "Cluster", "Lifecycle", "Logging", "Metrics", "Transport"], swiftSettings: strict),
         .target(name: "ReactorHubServer", dependencies: ["Daemon", "Hub", "Reactor", "JSON"], swiftSettings: strict),
         .executableTarget(name: "reactorhub", dependencies: ["ReactorHubServer"], swiftSettings: strict),
         .target(
@@ -83,7 +83,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "ReactorTests", dependencies: ["Reactor", "ReactorTesting", "Locking"], swiftSettings: strict),
-        .testTarget(name: "HubTests", dependencies: ["Hub", "Reactors", "Reactor", "JSON", "Transport", "TestSupport", "Locking", "Logging", "Auth"], swiftSettings: strict),
+        .testTarget(name: "HubTests", dependencies: ["Hub", "Reactors", "Reactor", "JSON", "Transport", "TestSupport", "Cluster", "Metrics", "Locking", "Logging", "Auth"], swiftSettings: strict),
         .testTarget(name: "ReactorsTests", dependencies: ["Reactors", "Reactor", "ReactorTesting", "JSON"], swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "JSON", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ClusterTests", dependencies: ["Cluster", "Locking", "Logging", "TestSupport"], swiftSettings: strict),

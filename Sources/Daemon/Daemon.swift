@@ -5,6 +5,7 @@ import Dispatch
 import Foundation
 public import Hub
 import Auth
+import Cluster
 import Lifecycle
 import Metrics
 import Logging
@@ -91,6 +92,7 @@ public enum Daemon {
         }
         var services: [any Service] = []
         let store: any StateStore
+        var cluster: ClusterNode?
         switch configuration.persistence.kind {
         case .memory:
             store = MemoryStateStore()
@@ -108,8 +110,16 @@ public enum Daemon {
                 return 2
             }
         case .redis:
-            printError("persistence.kind \"redis\": the cluster store is not available yet")
-            return 2
+            guard let section = configuration.cluster, let redis = RedisConfiguration(address: section.redis) else {
+                printError("cluster.redis must be HOST:PORT")
+                return 2
+            }
+            let node = ClusterNode(options: clusterOptions(configuration, section), redis: redis, logger: logger)
+            node.start()
+            cluster = node
+            services.append(node)
+            // Redis holds the state; the memory store is what the seam needs and stays empty.
+            store = MemoryStateStore()
         }
         var transport = configuration.transportConfiguration()
         transport.tls = tls
@@ -121,13 +131,22 @@ public enum Daemon {
             registry: registry,
             store: store,
             transport: server,
+            cluster: cluster,
             logger: logger
         )
+        if let cluster {
+            hub.addReadinessCheck { cluster.unavailableReason }
+            hub.addMetricsSource { out in cluster.render(into: &out) }
+        }
         hub.addMetricsSource { [server] out in
             out.family("reactorhub_origin_rejected_total", type: "counter", help: "WebSocket upgrades refused for their Origin.")
             out.sample("reactorhub_origin_rejected_total", server.rejectedOrigins)
         }
         let terminations = SignalWaiter.observeTermination()
+        if let cluster, !(await cluster.waitUntilConnected(timeout: .seconds(5))) {
+            // Served all the same: /readyz says 503 until the link is up, joins wait for it.
+            logger.warning("Redis not reachable yet; serving, not ready", metadata: ["redis": configuration.cluster?.redis ?? "-"])
+        }
         let port: Int
         do {
             port = try hub.start()
@@ -169,6 +188,24 @@ public enum Daemon {
         }
         logger.info("reactorhub stopped")
         return 0
+    }
+
+    /// The cluster settings: `cluster.*`, with `history.patches` and `actions.*`.
+    private static func clusterOptions(_ configuration: Configuration, _ section: Configuration.Cluster) -> ClusterOptions {
+        var options = ClusterOptions(nodeID: section.nodeId ?? randomNodeID())
+        options.keyPrefix = section.keyPrefix
+        options.lease = .milliseconds(section.leaseMs)
+        options.historySize = configuration.history.patches
+        let actions = configuration.actions ?? Configuration.Actions()
+        options.dedupeWindow = .seconds(actions.dedupeSeconds)
+        options.dedupeEntries = actions.dedupeEntries
+        return options
+    }
+
+    private static func randomNodeID() -> String {
+        let value = UInt64.random(in: 0...UInt64.max)
+        let hex = String(value, radix: 16)
+        return "n" + String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     /// `reactorhub token …`: an HS256 token minted with the configured secret.
@@ -236,6 +273,9 @@ extension Configuration {
         hub.adminToken = admin?.token
         hub.presenceMaxBytes = presence?.maxBytes ?? hub.presenceMaxBytes
         hub.presenceMaxListed = presence?.maxListed ?? hub.presenceMaxListed
+        let actions = self.actions ?? Actions()
+        hub.dedupeWindow = .seconds(actions.dedupeSeconds)
+        hub.dedupeEntries = actions.dedupeEntries
         // Metrics are on unless a metrics section turns them off.
         hub.metricsEnabled = metrics?.enabled ?? true
         return hub

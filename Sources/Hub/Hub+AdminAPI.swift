@@ -82,6 +82,7 @@ extension Hub {
     private func reset(_ address: ReactorAddress?) -> HTTPResponse {
         guard let address else { return .text(400, "expected /admin/instances/KIND/ID/reset with a valid reactor address") }
         guard let kind = registry.kind(named: address.kind) else { return .text(404, "no reactor kind '\(address.kind)'") }
+        guard cluster == nil else { return .text(409, "reset is not available with a cluster yet (docs/cluster.md)") }
         guard let slot = state.withLock({ $0.slots[address] }), slot.instance != nil else {
             return .text(404, "\(address) is not in memory; join it first (or it starts afresh anyway when nothing is stored)")
         }

@@ -19,8 +19,8 @@ extension Hub {
         }
         guard !candidates.isEmpty else { return }
         await store.flush()
-        let evicted = state.withLock { state -> Int in
-            var evicted = 0
+        let evicted = state.withLock { state -> [any HubInstance] in
+            var evicted: [any HubInstance] = []
             for slot in candidates {
                 guard state.slots[slot.address] === slot, state.joinedCount[slot.address] == nil,
                       state.idleSince[slot.address] != nil, slot.instance?.isIdle == true
@@ -28,12 +28,15 @@ extension Hub {
                 state.slots[slot.address] = nil
                 state.slotsByStream[slot.stream] = nil
                 state.idleSince[slot.address] = nil
-                evicted += 1
+                if let instance = slot.instance { evicted.append(instance) }
             }
             return evicted
         }
-        logger.debug("evicted idle instances", metadata: ["count": String(evicted)])
-        if evicted > 0 {
+        for instance in evicted {
+            instance.evicted()
+        }
+        logger.debug("evicted idle instances", metadata: ["count": String(evicted.count)])
+        if !evicted.isEmpty {
             // glibc keeps freed memory in its arenas; hand what the evicted instances held
             // back to the system.
             MemoryTrim.releaseFreedMemory()

@@ -47,6 +47,8 @@ extension Hub: Service {
             logger.warning("shutdown grace elapsed with effects still running")
         }
         await store.flush()
+        // Clustered: commit, snapshot and release every lease, so another node takes over at once.
+        await cluster?.handOver()
     }
 
     /// The whole shutdown at once (tests, embedders without a service group): drain, then

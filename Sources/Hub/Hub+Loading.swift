@@ -22,6 +22,8 @@ extension Hub {
             store: store,
             durableAcks: configuration.durableAcks,
             logger: instanceLogger,
+            dedupeWindow: configuration.dedupeWindow,
+            dedupeEntries: configuration.dedupeEntries,
             fresh: fresh
         )
     }
@@ -29,6 +31,22 @@ extension Hub {
     /// Creates the instance of a new slot on the loader queue, then replays what queued.
     func load(_ slot: InstanceSlot, kind: ReactorKind) {
         let context = instanceContext(for: slot)
+        if let cluster {
+            // Clustered: read from Redis (and take the lease when free) in a task.
+            Task { [self] in
+                let result = await cluster.makeInstance(kind, slot.address, context)
+                if case .failure(let error) = result {
+                    logger.warning("could not serve instance", metadata: ["reactor": slot.address.description, "error": error.message])
+                }
+                slot.complete(result) { route, request in
+                    perform(request, route: route, address: slot.address)
+                }
+                if case .failure = result {
+                    forgetFailed(slot)
+                }
+            }
+            return
+        }
         Self.loader.async { [self] in
             let result: Result<any HubInstance, ProtocolError>
             do {

@@ -19,8 +19,8 @@ extension Hub {
             join(address, since: since, ref: request.ref, from: id)
         case .leave(let address):
             leave(address, ref: request.ref, from: id)
-        case .action(let address, let payload):
-            act(address, payload: payload, ref: request.ref, from: id, receivedAt: receivedAt)
+        case .action(let address, let payload, let actionID):
+            act(address, payload: payload, actionID: actionID, ref: request.ref, from: id, receivedAt: receivedAt)
         case .presence(let address, let state):
             setPresence(address, state: state, ref: request.ref, from: id)
         }
@@ -110,7 +110,10 @@ extension Hub {
         forward(.leave(output, ref: ref, reply: reply), to: slot)
     }
 
-    private func act(_ address: ReactorAddress, payload: JSONValue, ref: Ref?, from id: ConnectionID, receivedAt: ContinuousClock.Instant) {
+    private func act(
+        _ address: ReactorAddress, payload: JSONValue, actionID: String?, ref: Ref?, from id: ConnectionID,
+        receivedAt: ContinuousClock.Instant
+    ) {
         guard registry.kind(named: address.kind) != nil else {
             return refuse(id, unknownKind(address.kind), ref: ref)
         }
@@ -138,7 +141,7 @@ extension Hub {
         case .failure(let error):
             refuse(id, error, ref: ref)
         case .success(let (slot, output)):
-            forward(.action(output, payload: payload, ref: ref, receivedAt: receivedAt), to: slot)
+            forward(.action(output, payload: payload, id: actionID, ref: ref, receivedAt: receivedAt), to: slot)
         }
     }
 
@@ -202,8 +205,8 @@ extension Hub {
             break
         case (.join(let output, let ref, let since), .ready(let instance)):
             instance.join(output, ref: ref, since: since)
-        case (.action(let output, let payload, let ref, let receivedAt), .ready(let instance)):
-            if let error = instance.dispatch(payload, from: output, ref: ref, receivedAt: receivedAt) {
+        case (.action(let output, let payload, let actionID, let ref, let receivedAt), .ready(let instance)):
+            if let error = instance.dispatch(payload, from: output, id: actionID, ref: ref, receivedAt: receivedAt) {
                 metrics.action(address.kind, "refused")
                 send(ServerMessage.error(error, ref: ref), to: output, refusal: error)
             }
@@ -214,7 +217,7 @@ extension Hub {
         case (.leave(let output, let ref, let reply), .ready(let instance)):
             instance.leave(output.id)
             if reply { send(ServerMessage.left(address.description, ref: ref), to: output) }
-        case (.join(let output, let ref, _), .failed(let error)), (.action(let output, _, let ref, _), .failed(let error)):
+        case (.join(let output, let ref, _), .failed(let error)), (.action(let output, _, _, let ref, _), .failed(let error)):
             send(ServerMessage.error(error, ref: ref), to: output, refusal: error)
         case (.leave(let output, let ref, let reply), .failed):
             if reply { send(ServerMessage.left(address.description, ref: ref), to: output) }

@@ -45,6 +45,8 @@ public final class Hub: TransportHandler, Sendable {
     let metricsSources = Locked<[@Sendable (inout Exposition) -> Void]>([])
     /// Each connection's auth timeout or expiry timer, cancelled when it closes.
     let identityTimers = Locked<[ConnectionID: IdentityTimer]>([:])
+    /// The cluster this hub is a node of; nil: instances live in this process alone.
+    let cluster: ClusterNode?
 
     /// Creates a hub serving the kinds of `registry` over `transport`, keeping instance
     /// state in `store`; nothing is served until `start()`.
@@ -53,9 +55,11 @@ public final class Hub: TransportHandler, Sendable {
         registry: ReactorRegistry,
         store: any StateStore = MemoryStateStore(),
         transport: any MessageTransport,
+        cluster: ClusterNode? = nil,
         logger: Logger
     ) {
         self.configuration = configuration
+        self.cluster = cluster
         self.registry = registry
         self.store = store
         self.transport = transport
@@ -70,6 +74,7 @@ public final class Hub: TransportHandler, Sendable {
         var writer = JSONWriter()
         writer.writeValue(registry.helloDescription)
         self.helloReactors = writer.bytes
+        cluster?.attach(delivery)
     }
 
     /// Starts the transport; returns its bound port.
@@ -113,7 +118,8 @@ public final class Hub: TransportHandler, Sendable {
             ]
         )
         let hello = ServerMessage.hello(
-            server: configuration.serverName, session: connection.id.description, identity: identity, reactors: helloReactors
+            server: configuration.serverName, session: cluster?.session(connection.id) ?? connection.id.description, identity: identity,
+            node: cluster?.id ?? configuration.nodeID, reactors: helloReactors
         )
         delivery.send(.reply(hello), to: output)
         armTimers(for: connection.id, identity: identity)

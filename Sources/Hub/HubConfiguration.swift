@@ -36,6 +36,13 @@ public struct HubConfiguration: Sendable {
     /// How long running effects may finish at shutdown (`shutdownGraceMs`).
     public var shutdownGrace: Duration = .seconds(5)
 
+    /// How long an instance remembers the reply to an action id (`actions.dedupeSeconds`).
+    public var dedupeWindow: Duration = .seconds(300)
+    /// At most this many action ids remembered per instance (`actions.dedupeEntries`).
+    public var dedupeEntries = 10_000
+    /// This node's id in a cluster (`cluster.nodeId`), shown in `hello.node`; nil alone.
+    public var nodeID: String?
+
     /// Token verification and rights (`auth`); nil: every connection may do everything.
     public var auth: AuthPolicy?
     /// Whether `GET /metrics` answers (`metrics.enabled`).

@@ -19,6 +19,9 @@ struct ReactorKind: Sendable {
         var store: any StateStore
         var durableAcks: Bool
         var logger: Logger
+        /// How long and how many action ids each instance remembers.
+        var dedupeWindow: Duration = .seconds(300)
+        var dedupeEntries = 10_000
         /// Start from the kind's initial state under a new epoch, whatever the store
         /// holds (an admin reset).
         var fresh = false
@@ -28,4 +31,6 @@ struct ReactorKind: Sendable {
     /// `{"actions":{…},"pulses":[…]}`, generated from the reactor's types.
     let description: JSONValue
     let makeInstance: @Sendable (ReactorAddress, InstanceContext) throws -> any HubInstance
+    /// The clustered instance of an address (`ReplicaInstance`), not started yet.
+    let makeReplica: @Sendable (ReactorAddress, InstanceContext, ClusterNode) -> any ClusterReplica
 }

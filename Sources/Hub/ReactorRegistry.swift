@@ -38,6 +38,9 @@ public final class ReactorRegistry: Sendable {
                 )
                 instance.startPublishing()
                 return instance
+            },
+            makeReplica: { address, context, node in
+                ReplicaInstance<R>(address: address, context: context, node: node, make: make, adjust: restore)
             }
         )
         kinds.withLock { $0[kind] = entry }

@@ -19,6 +19,11 @@ final class Fanout: Workload {
 
     struct Settings {
         var endpoint: Endpoint
+        /// Subscriber `i` connects to `subscriberEndpoints[i % count]` (nodes of a cluster);
+        /// empty: `endpoint`.
+        var subscriberEndpoints: [Endpoint] = []
+        /// Where the senders connect; nil: `endpoint`.
+        var senderEndpoint: Endpoint?
         var proto: Wire
         var subscribers: Int
         var senders: Int
@@ -106,7 +111,11 @@ final class Fanout: Workload {
         subscriberCount = settings.subscribers
         senderCount = settings.senders
         let total = settings.subscribers + settings.senders
-        loop = Loop(endpoint: settings.endpoint, count: total)
+        let spread = settings.subscriberEndpoints.isEmpty ? [settings.endpoint] : settings.subscriberEndpoints
+        let subscribers = settings.subscribers
+        loop = Loop(endpoints: spread + [settings.senderEndpoint ?? settings.endpoint], count: total) { index in
+            index < subscribers ? index % spread.count : spread.count
+        }
         held = Array(repeating: 0, count: subscriberCount)
         ready = Array(repeating: false, count: total)
         lastSeq = .allocate(capacity: subscriberCount * senderCount)

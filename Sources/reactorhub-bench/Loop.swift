@@ -91,9 +91,14 @@ struct Endpoint {
 final class Loop<W: Workload> {
     let epoll: Int32
     let endpoint: Endpoint
-    private var address = sockaddr_in()
-    /// The upgrade request of each token (one, without tokens); see `request(for:)`.
-    private let requests: [[UInt8]]
+    /// One address per endpoint (several: the nodes of a cluster).
+    private var addresses: [sockaddr_in] = []
+    /// Per endpoint, the upgrade request of each token (one, without tokens).
+    private var requests: [[[UInt8]]] = []
+    /// The endpoint of each connection, by id.
+    private var endpointOf: [Int] = []
+    /// Whether each endpoint is `wss://`.
+    private var secureEndpoint: [Bool] = []
     private(set) var connections: [Connection] = []
     unowned(unsafe) var workload: W! = nil
     private let readBuffer: UnsafeMutablePointer<UInt8>
@@ -117,16 +122,43 @@ final class Loop<W: Workload> {
     /// The first failure, for the report.
     private(set) var firstFailure: String?
 
-    init(endpoint: Endpoint, count: Int) {
-        self.endpoint = endpoint
+    convenience init(endpoint: Endpoint, count: Int) {
+        self.init(endpoints: [endpoint], count: count) { _ in 0 }
+    }
+
+    /// Connections `0..<count`, connection `i` to `endpoints[endpointOf(i)]`.
+    init(endpoints: [Endpoint], count: Int, endpointOf choose: (Int) -> Int) {
+        precondition(!endpoints.isEmpty)
+        self.endpoint = endpoints[0]
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         precondition(epoll >= 0, "epoll_create1 failed")
         readBuffer = .allocate(capacity: readCapacity)
         events = .allocate(capacity: maxEvents)
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = endpoint.port.bigEndian
-        inet_pton(AF_INET, endpoint.host, &address.sin_addr)
-        requests = (endpoint.tokens.isEmpty ? [nil] : endpoint.tokens.map(Optional.some)).map { token in
+        for endpoint in endpoints {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = endpoint.port.bigEndian
+            inet_pton(AF_INET, endpoint.host, &address.sin_addr)
+            addresses.append(address)
+            requests.append(Self.upgradeRequests(for: endpoint))
+            secureEndpoint.append(endpoint.secure)
+        }
+        endpointOf = (0..<count).map { min(max(0, choose($0)), endpoints.count - 1) }
+        if endpoints.contains(where: \.secure) {
+            tlsContext = bench_ssl_client_context()
+            precondition(tlsContext != nil, "SSL_CTX_new failed")
+        } else {
+            tlsContext = nil
+        }
+        connections.reserveCapacity(count)
+        for index in 0..<count {
+            connections.append(Connection(id: index))
+        }
+    }
+
+    /// The upgrade request of each token (one, without tokens).
+    private static func upgradeRequests(for endpoint: Endpoint) -> [[UInt8]] {
+        (endpoint.tokens.isEmpty ? [nil] : endpoint.tokens.map(Optional.some)).map { token in
             var target = endpoint.path
             if let token, !endpoint.tokenInHeader {
                 target += (target.contains("?") ? "&" : "?") + "token=" + token
@@ -142,16 +174,6 @@ final class Loop<W: Workload> {
             }
             text += "\r\n"
             return Array(text.utf8)
-        }
-        if endpoint.secure {
-            tlsContext = bench_ssl_client_context()
-            precondition(tlsContext != nil, "SSL_CTX_new failed")
-        } else {
-            tlsContext = nil
-        }
-        connections.reserveCapacity(count)
-        for index in 0..<count {
-            connections.append(Connection(id: index))
         }
     }
 
@@ -171,6 +193,11 @@ final class Loop<W: Workload> {
 
     // MARK: Connecting
 
+    private func request(for connection: Connection) -> [UInt8] {
+        let ofEndpoint = requests[endpointOf[connection.id]]
+        return ofEndpoint[connection.id % ofEndpoint.count]
+    }
+
     /// Starts a non-blocking connect; the handshake follows when the socket is writable.
     func connect(_ connection: Connection) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -184,6 +211,7 @@ final class Loop<W: Workload> {
         }
         connection.fd = fd
         connection.phase = .connecting
+        var address = addresses[endpointOf[connection.id]]
         let result = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -280,7 +308,7 @@ final class Loop<W: Workload> {
             if error != 0 {
                 return fail(connection, "connect: \(String(cString: strerror(error)))")
             }
-            if let tlsContext {
+            if secureEndpoint[endpointOf[connection.id]], let tlsContext {
                 guard let tls = SSL_new(tlsContext) else { return fail(connection, "SSL_new failed") }
                 connection.tls = tls
                 SSL_set_fd(tls, connection.fd)
@@ -289,7 +317,7 @@ final class Loop<W: Workload> {
                 return secure(connection)
             }
             connection.phase = .handshaking
-            connection.outgoing = requests[connection.id % requests.count]
+            connection.outgoing = request(for: connection)
         }
         flush(connection)
     }
@@ -300,7 +328,7 @@ final class Loop<W: Workload> {
         let result = SSL_do_handshake(tls)
         if result == 1 {
             connection.phase = .handshaking
-            connection.outgoing = requests[connection.id % requests.count]
+            connection.outgoing = request(for: connection)
             return flush(connection)
         }
         switch SSL_get_error(tls, result) {

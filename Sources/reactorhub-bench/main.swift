@@ -43,7 +43,9 @@ idle options:
 common options:
   --url URL           ws://HOST:PORT/PATH, or wss:// for TLS through libssl (the server's
                       certificate is not verified: loopback, self-signed); IPv4 or localhost;
-                      default ws://127.0.0.1:8080/ws
+                      default ws://127.0.0.1:8080/ws. Several, comma-separated (the nodes
+                      of a cluster): subscriber i connects to URL i mod n
+  --sender-url URL    where the senders connect (default: the first --url)
   --token T           a token for a daemon with auth: sent as ?token=T on every upgrade
   --token-file FILE   one token per line; connection i sends line i (mod their count):
                       distinct tokens, each verified by the daemon
@@ -117,7 +119,7 @@ struct UsageError: Error {
 }
 
 let known: Set<String> = [
-    "--url", "--protocol", "--subprotocol", "--server-pid", "--batch", "--label", "--subscribers", "--senders",
+    "--url", "--sender-url", "--protocol", "--subprotocol", "--server-pid", "--batch", "--label", "--subscribers", "--senders",
     "--window", "--rate", "--warmup", "--duration", "--size", "--reactor", "--connections", "--reactors", "--hold", "--turn-pause-us", "--repeat",
     "--token", "--token-file",
 ]
@@ -152,24 +154,34 @@ func main() -> Int32 {
         default: throw UsageError("--protocol is reactorhub or mirror, not '\(protoName)'")
         }
         let subprotocol = arguments.string("--subprotocol", proto == .mirror ? "lws-mirror-protocol" : "reactorhub.v1")
-        let url = arguments.string("--url", "ws://127.0.0.1:8080/ws")
-        guard var endpoint = Endpoint(url: url, subprotocol: subprotocol) else {
-            throw UsageError("--url must be ws://HOST:PORT/PATH or wss://HOST:PORT/PATH with an IPv4 host, not '\(url)'")
-        }
+        var tokens: [String] = []
         if let token = arguments.values["--token"] {
-            endpoint.tokens = [token]
+            tokens = [token]
         }
         if let file = arguments.values["--token-file"] {
             guard let text = readSmallFile(file) else { throw UsageError("--token-file: cannot read \(file)") }
-            endpoint.tokens += text.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+            tokens += text.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
         }
-        guard endpoint.tokens.allSatisfy({ token in token.allSatisfy { $0.isASCII && !$0.isWhitespace } }) else {
+        guard tokens.allSatisfy({ token in token.allSatisfy { $0.isASCII && !$0.isWhitespace } }) else {
             throw UsageError("--token and --token-file take tokens without spaces (JWTs)")
         }
-        if arguments.flags.contains("--token-header") {
-            guard !endpoint.tokens.isEmpty else { throw UsageError("--token-header needs --token or --token-file") }
-            endpoint.tokenInHeader = true
+        let tokenInHeader = arguments.flags.contains("--token-header")
+        if tokenInHeader && tokens.isEmpty {
+            throw UsageError("--token-header needs --token or --token-file")
         }
+        func makeEndpoint(_ url: String, option: String) throws -> Endpoint {
+            guard var endpoint = Endpoint(url: url, subprotocol: subprotocol) else {
+                throw UsageError("\(option) must be ws://HOST:PORT/PATH or wss://HOST:PORT/PATH with an IPv4 host, not '\(url)'")
+            }
+            endpoint.tokens = tokens
+            endpoint.tokenInHeader = tokenInHeader
+            return endpoint
+        }
+        let endpoints = try arguments.string("--url", "ws://127.0.0.1:8080/ws").split(separator: ",").map {
+            try makeEndpoint(String($0), option: "--url")
+        }
+        guard let endpoint = endpoints.first else { throw UsageError("--url needs at least one URL") }
+        let senderEndpoint = try arguments.values["--sender-url"].map { try makeEndpoint($0, option: "--sender-url") }
         var server: WatchedProcess?
         if arguments.values["--server-pid"] != nil {
             server = WatchedProcess(pid: Int32(try arguments.int("--server-pid", 0)))
@@ -222,6 +234,8 @@ func main() -> Int32 {
                 attempt += 1
                 let fanout = Fanout(settings: Fanout.Settings(
                     endpoint: endpoint,
+                    subscriberEndpoints: endpoints.count > 1 ? endpoints : [],
+                    senderEndpoint: senderEndpoint,
                     proto: proto,
                     subscribers: try arguments.int("--subscribers", 100),
                     senders: try arguments.int("--senders", 1),

@@ -62,4 +62,23 @@ struct ActionIDTests {
         }
         await cluster.stop()
     }
+
+    @Test func aNewOwnerReadsBackEveryRememberedIDInRecordingOrder() async throws {
+        let cluster = try await ClusterFixture.start()
+        let a = cluster.options("node-a")
+        let lease = try await cluster.own("counter/x", a)
+        let store = cluster.store(a)
+        for version in 1...3 {
+            let entry = CommitEntry(version: version, frame: patchFrame(version), actionID: "id-\(version)", reply: Array("ack \(version)".utf8))
+            #expect(try await store.commit(lease, epoch: "e1", expected: version - 1, entries: [entry]) == .committed(version: version))
+        }
+        #expect(try await store.reply(lease, epoch: "e1", reply: Array("error".utf8), actionID: "refused", logged: false) == .committed(version: 3))
+        let remembered = try await cluster.store(cluster.options("node-b")).rememberedIDs(in: "counter/x")
+        #expect(Set(remembered.map(\.id)) == ["id-1", "id-2", "id-3", "refused"])
+        #expect(remembered.first { $0.id == "id-2" }?.reply == Array("ack 2".utf8))
+        #expect(remembered.first { $0.id == "refused" }?.reply == Array("error".utf8))
+        #expect(remembered.allSatisfy { $0.age >= .zero && $0.age < a.dedupeWindow })
+        #expect(try await store.rememberedIDs(in: "counter/none").isEmpty)
+        await cluster.stop()
+    }
 }

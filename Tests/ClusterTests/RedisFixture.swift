@@ -54,7 +54,7 @@ struct RedisFixture {
 /// machine is shared and loaded; nothing here assumes speed).
 func eventually(
     _ what: String,
-    timeout: Duration = .seconds(20),
+    timeout: Duration = .seconds(60),
     sourceLocation: SourceLocation = #_sourceLocation,
     _ condition: () async throws -> Bool
 ) async throws {

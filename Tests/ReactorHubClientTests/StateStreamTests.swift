@@ -33,14 +33,14 @@ import Testing
         #expect(doc.publisher.slotCount == 1)
         await pump(server, doc, from: 1, to: 300, size: 20_000)
         let before = ResidentMemory.current()
-        // 100 MB of distinct states: an unbounded buffer would hold them all (the resident
-        // memory then grows by about as much); other suites running meanwhile add noise,
-        // hence the margin.
-        await pump(server, doc, from: 301, to: 5300, size: 20_000)
+        // 200 MB of distinct states: an unbounded buffer would hold them all (the resident
+        // memory then grows by about as much); other suites running in the same process
+        // meanwhile add their own (48 MiB was seen on a busy CI run), hence the margin.
+        await pump(server, doc, from: 301, to: 5300, size: 40_000)
         let grown = ResidentMemory.current() - before
         #expect(doc.version == 5300)
         #expect(states.buffered == 1)
-        #expect(grown < 40 << 20, "resident memory grew by \(grown >> 20) MiB")
+        #expect(grown < 120 << 20, "resident memory grew by \(grown >> 20) MiB")
 
         var reader = states.makeAsyncIterator()
         #expect(await reader.next()?["n"] == 5300)  // the latest, nothing older

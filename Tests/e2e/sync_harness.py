@@ -154,6 +154,9 @@ class SyncClient:
         self.actions_sent = 0
         self.connections = 0
         self.close_codes: list[Any] = []
+        # (reactor, epoch, base, version) -> the patch received, as canonical text: two
+        # clients (or nodes) that ever disagree on one of these saw a fork.
+        self.patch_texts: dict[tuple, str] = {}
         self._refs = itertools.count(1)
         self._pending: dict[Any, asyncio.Future] = {}
         self._pending_kind: dict[Any, tuple[str, str | None, dict | None]] = {}
@@ -277,10 +280,14 @@ class SyncClient:
             copy.leaving = False
         return reply
 
-    def act(self, address: str, action: Any) -> asyncio.Future:
-        """Dispatches an action; the future resolves to its `ack` or `error` (or `LOST`)."""
+    def act(self, address: str, action: Any, id: str | None = None) -> asyncio.Future:
+        """Dispatches an action (with an idempotent `id` when given); the future resolves to
+        its `ack` or `error` (or `LOST`)."""
         self.actions_sent += 1
-        return self.send({"type": "action", "reactor": address, "action": action}, "action", address)
+        message = {"type": "action", "reactor": address, "action": action}
+        if id is not None:
+            message["id"] = id
+        return self.send(message, "action", address)
 
     async def ping(self, timeout: float = 10) -> dict:
         return await asyncio.wait_for(self.send({"type": "ping"}, "ping"), timeout)
@@ -496,6 +503,10 @@ class SyncClient:
     def _apply_patch(self, copy: Copy, message: dict) -> None:
         version = message["version"]
         base = message.get("base", version - 1)
+        key = (copy.address, copy.epoch, base, version)
+        text = canonical(message["patch"])
+        if self.patch_texts.setdefault(key, text) != text:
+            self._fail(f"{copy.address}: two different patches for {base}->{version} in epoch {copy.epoch}")
         if "base" in message:
             copy.coalesced += 1
         if copy.broken:

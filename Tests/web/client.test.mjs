@@ -31,8 +31,8 @@ function makeClient(options = {}) {
 }
 
 // A client with `address` joined at `version`; returns the states and pulses it reported.
-async function joined(address = 'counter/lobby', version = 5, state = { value: version, isLoading: false }) {
-  const made = makeClient();
+async function joined(address = 'counter/lobby', version = 5, state = { value: version, isLoading: false }, options = {}) {
+  const made = makeClient(options);
   made.socket.open();
   const states = [];
   const pulses = [];
@@ -161,8 +161,8 @@ test('dispatch resolves with the ack matched by ref, in any order', async () => 
   assert.notEqual(a.ref, b.ref);
   socket.receive({ type: 'ack', reactor: address, ref: b.ref, version: 2 });
   socket.receive({ type: 'ack', reactor: address, ref: a.ref, version: 3 });
-  assert.deepEqual(await first, { reactor: address, ref: a.ref, version: 3 });
-  assert.deepEqual(await second, { reactor: address, ref: b.ref, version: 2 });
+  assert.deepEqual(await first, { reactor: address, ref: a.ref, version: 3, id: a.id, duplicate: false });
+  assert.deepEqual(await second, { reactor: address, ref: b.ref, version: 2, id: b.id, duplicate: false });
 });
 
 test('dispatch rejects with the server error (code, message) matched by ref', async () => {
@@ -177,8 +177,8 @@ test('dispatch rejects with the server error (code, message) matched by ref', as
   assert.equal((await ok).version, 5);
 });
 
-test('dispatch rejects with `disconnected` when the connection drops before the reply', async () => {
-  const { client, socket, address } = await joined();
+test('dispatch rejects with `disconnected` when the connection drops before the reply (resendActions off)', async () => {
+  const { client, socket, address } = await joined(undefined, undefined, undefined, { resendActions: false });
   const pending = client.dispatch(address, 'increase');
   socket.serverClose(1006);
   await assert.rejects(pending, (error) => error.code === 'disconnected' &&
@@ -441,4 +441,65 @@ test('without a WebSocket implementation, connect explains what to pass', () => 
   } finally {
     if (saved) globalThis.WebSocket = saved;
   }
+});
+
+test('every action carries an id of 1 to 64 characters, a new one per action', async () => {
+  const { client, socket, address } = await joined();
+  client.dispatch(address, 'increase');
+  client.dispatch(address, 'increase');
+  const [a, b] = socket.sent.filter((m) => m.type === 'action');
+  assert.equal(typeof a.id, 'string');
+  assert.ok(a.id.length >= 1 && a.id.length <= 64, a.id);
+  assert.notEqual(a.id, b.id);
+});
+
+test('after a reconnect, actions sent but never answered are sent again with the same id once rejoined', async () => {
+  const { client, socket, address } = await joined();
+  const answered = client.dispatch(address, 'increase');
+  const lost1 = client.dispatch(address, 'increase');
+  const lost2 = client.dispatch(address, 'decrease');
+  const [a, b, c] = socket.sent.filter((m) => m.type === 'action');
+  socket.receive({ type: 'ack', reactor: address, ref: a.ref, version: 5 });
+  assert.equal((await answered).version, 5);
+  socket.serverClose(1006);
+  timers.advance(60_000);
+  const next = FakeWebSocket.last;
+  assert.notEqual(next, socket);
+  next.open();
+  const join = next.lastSent('join', address);
+  assert.deepEqual(join.since, { epoch: EPOCH, version: 5 });
+  assert.equal(next.sent.filter((m) => m.type === 'action').length, 0, 'nothing is resent before the reactor is joined again');
+  next.receive({ type: 'resumed', reactor: address, ref: join.ref, epoch: EPOCH, version: 5 });
+  const resent = next.sent.filter((m) => m.type === 'action');
+  assert.deepEqual(resent.map((m) => [m.id, m.action]), [[b.id, 'increase'], [c.id, 'decrease']], 'same ids, same order');
+  next.receive({ type: 'ack', reactor: address, ref: resent[0].ref, version: 5, duplicate: true });
+  next.receive({ type: 'error', ref: resent[1].ref, code: 'invalid_action', message: 'no' });
+  const first = await lost1;
+  assert.equal(first.id, b.id);
+  assert.equal(first.duplicate, true);
+  await assert.rejects(lost2, (error) => error.code === 'invalid_action');
+  // answered ones are not sent again on a later reconnect
+  next.serverClose(1006);
+  timers.advance(60_000);
+  const third = FakeWebSocket.last;
+  third.open();
+  third.receive({ type: 'resumed', reactor: address, ref: third.lastSent('join', address).ref, epoch: EPOCH, version: 5 });
+  assert.equal(third.sent.filter((m) => m.type === 'action').length, 0);
+});
+
+test('a snapshot after the reconnect also releases the unanswered actions; leave or close rejects them', async () => {
+  const { client, socket, address } = await joined();
+  const lost = client.dispatch(address, 'increase');
+  const id = socket.lastSent('action', address).id;
+  socket.serverClose(1006);
+  timers.advance(60_000);
+  const next = FakeWebSocket.last;
+  next.open();
+  next.receive({ type: 'snapshot', reactor: address, ref: next.lastSent('join', address).ref, epoch: 'other', version: 0, state: { value: 0, isLoading: false } });
+  const again = next.lastSent('action', address);
+  assert.equal(again.id, id);
+  next.serverClose(1006);
+  client.leave(address);
+  await assert.rejects(lost, (error) => error.code === 'left');
+  client.close();
 });

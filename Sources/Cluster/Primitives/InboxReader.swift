@@ -1,3 +1,4 @@
+import Locking
 public import Logging
 
 /// Reads this node's inbox (`PREFIX:node:NODE:inbox`) with XREAD BLOCK on a connection of
@@ -17,6 +18,7 @@ public final class InboxReader: Sendable {
     private let logger: Logger
     private let block: Duration
     private let handler: @Sendable ([InboxEntry]) async -> Void
+    private let reading = Locked(false)
 
     /// A reader with its own connection to `configuration` (its command timeout raised
     /// above `block`), delivering batches to `handler` one at a time.
@@ -42,6 +44,12 @@ public final class InboxReader: Sendable {
         client.isConnected
     }
 
+    /// Whether the link is up and the reader has its start position: every entry posted
+    /// from now on is read (the node may take leases).
+    public var isReading: Bool {
+        client.isConnected && reading.withLock { $0 }
+    }
+
     /// Reads until the task is cancelled, then closes the connection.
     public func run() async {
         client.start()
@@ -55,6 +63,7 @@ public final class InboxReader: Sendable {
                 } else {
                     cursor = try await startCursor()
                     last = cursor
+                    reading.withLock { $0 = true }
                 }
                 let reply = try await client.send([
                     "XREAD", "COUNT", 100, "BLOCK", .milliseconds(block), "STREAMS", key, RedisArgument(cursor),

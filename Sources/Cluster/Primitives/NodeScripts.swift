@@ -27,13 +27,15 @@ enum NodeScripts {
         return id
         """)
 
-    /// KEYS: presence:NODE, presence:nodes. ARGV: node, session, entry, leaseMs, remove.
-    /// Sets or removes one session's entry, keeps the node's hash alive for one lease
-    /// (the heartbeat renews it), returns how many entries the node has left there.
+    /// KEYS: presence:NODE, presence:nodes. ARGV: node, session, entry, leaseMs, remove,
+    /// channel, notice. Sets or removes one session's entry, keeps the node's hash alive
+    /// for one lease (the heartbeat renews it), publishes `notice` on the instance's
+    /// channel when the entry changed, returns how many entries the node has left there.
     static let presence = RedisScript(name: "presence-set", source: """
         if ARGV[5] == '1' then
-          redis.call('HDEL', KEYS[1], ARGV[2])
+          if redis.call('HDEL', KEYS[1], ARGV[2]) == 1 then redis.call('PUBLISH', ARGV[6], ARGV[7]) end
         else
+          redis.call('PUBLISH', ARGV[6], ARGV[7])
           redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
           redis.call('SADD', KEYS[2], ARGV[1])
           redis.call('PEXPIRE', KEYS[2], 86400000)

@@ -14,6 +14,54 @@ public struct PresenceStore: Sendable {
         self.registry = registry
     }
 
+    /// What the presence writes publish on an instance's channel, beside its log entries:
+    /// `P` then netstrings (`LEN:BYTES`) of the node, the session and the entry (empty
+    /// when it was removed). Log entries start with a digit.
+    public struct Notice: Sendable, Equatable {
+        public let node: String
+        public let session: String
+        /// The entry's bytes; nil: removed.
+        public let entry: [UInt8]?
+
+        public init(node: String, session: String, entry: [UInt8]?) {
+            self.node = node
+            self.session = session
+            self.entry = entry
+        }
+
+        /// Whether `payload`, a message of an instance's channel, is a presence notice.
+        public static func isNotice(_ payload: [UInt8]) -> Bool {
+            payload.first == UInt8(ascii: "P")
+        }
+
+        public var bytes: [UInt8] {
+            var out: [UInt8] = [UInt8(ascii: "P")]
+            for part in [Array(node.utf8), Array(session.utf8), entry ?? []] {
+                out += Array(String(part.count).utf8) + [UInt8(ascii: ":")] + part
+            }
+            return out
+        }
+
+        /// Decodes a notice; nil when `payload` is not one.
+        public init?(_ payload: [UInt8]) {
+            guard Self.isNotice(payload) else { return nil }
+            var parts: [[UInt8]] = []
+            var index = 1
+            while index < payload.count {
+                guard let colon = payload[index...].firstIndex(of: UInt8(ascii: ":")),
+                      let length = Int(String(decoding: payload[index..<colon], as: UTF8.self)),
+                      length >= 0, colon + 1 + length <= payload.count
+                else { return nil }
+                parts.append(Array(payload[(colon + 1)..<(colon + 1 + length)]))
+                index = colon + 1 + length
+            }
+            guard parts.count == 3 else { return nil }
+            node = String(decoding: parts[0], as: UTF8.self)
+            session = String(decoding: parts[1], as: UTF8.self)
+            entry = parts[2].isEmpty ? nil : parts[2]
+        }
+    }
+
     /// Sets `session`'s presence entry in `address` (the encoded `{user, state}`).
     public func set(_ address: String, session: String, entry: [UInt8]) async throws(RedisError) {
         try await write(address, session: session, entry: entry, remove: false)
@@ -43,12 +91,13 @@ public struct PresenceStore: Sendable {
         let keys = options.keys.instance(address)
         let hash = keys.presence(options.nodeID)
         if !remove { registry.bind(hash) }
+        let notice = Notice(node: options.nodeID, session: session, entry: remove ? nil : entry)
         let left = try await client.run(
             NodeScripts.presence,
             keys: [RedisArgument(hash), RedisArgument(keys.presenceNodes)],
             arguments: [
                 RedisArgument(options.nodeID), RedisArgument(session), .bytes(entry),
-                .milliseconds(options.lease), remove ? "1" : "0",
+                .milliseconds(options.lease), remove ? "1" : "0", RedisArgument(keys.channel), .bytes(notice.bytes),
             ]
         ).expectInteger("presence")
         if left == 0 { registry.unbind(hash) }

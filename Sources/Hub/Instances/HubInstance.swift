@@ -18,7 +18,10 @@ protocol HubInstance: AnyObject, Sendable {
     func leave(_ id: ConnectionID) -> Bool
     /// Decodes and dispatches an action from `output`. Decoding errors are returned at
     /// once; otherwise the ack or the refusal is sent from the reactor's serial context.
-    func dispatch(_ action: JSONValue, from output: ConnectionOutput, ref: Ref?, receivedAt: ContinuousClock.Instant) -> ProtocolError?
+    /// An action with an `id` already answered gets that reply again, as a duplicate.
+    func dispatch(
+        _ action: JSONValue, from output: ConnectionOutput, id: String?, ref: Ref?, receivedAt: ContinuousClock.Instant
+    ) -> ProtocolError?
     /// Sets (nil: clears) the presence of `output` (PROTOCOL.md "Presence"); acks with `ref`.
     func setPresence(_ output: ConnectionOutput, user: String?, state: [UInt8]?, ref: Ref?)
     /// Sends a fresh snapshot to `id` if it is still subscribed (after its lag).
@@ -35,6 +38,13 @@ protocol HubInstance: AnyObject, Sendable {
     /// Subscribes the connections of the instance this one replaced (a reset) and sends
     /// each a snapshot, counted as `reset` rather than as a join.
     func adopt(_ outputs: [ConnectionOutput])
+    /// The hub dropped the instance from memory (idle eviction): release what it holds
+    /// outside the process (a cluster lease, a subscription).
+    func evicted()
+}
+
+extension HubInstance {
+    func evicted() {}
 }
 
 /// What the admin API shows of an instance.

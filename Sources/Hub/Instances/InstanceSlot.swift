@@ -10,7 +10,7 @@ final class InstanceSlot: Sendable {
     /// A request that reached the slot while its instance was loading.
     enum Pending: Sendable {
         case join(ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?)
-        case action(ConnectionOutput, payload: JSONValue, ref: Ref?, receivedAt: ContinuousClock.Instant)
+        case action(ConnectionOutput, payload: JSONValue, id: String?, ref: Ref?, receivedAt: ContinuousClock.Instant)
         /// A presence state (compact JSON; nil clears it) of a user.
         case presence(ConnectionOutput, user: String?, state: [UInt8]?, ref: Ref?)
         /// `reply`: answer with `left` (a `leave`), or silently (the connection closed).

@@ -27,23 +27,31 @@ final class PresenceRoom: Sendable {
         self.maxListed = maxListed
     }
 
-    /// Sets (or, with nil, clears) `session`'s entry; returns whether a broadcast must be
-    /// scheduled now (the first change since the last one).
-    func set(_ session: String, user: String?, state: [UInt8]?) -> Bool {
+    /// What a `set` did.
+    struct Change {
+        /// The entry changed.
+        var changed: Bool
+        /// A broadcast must be scheduled now (the first change since the last one).
+        var scheduleBroadcast: Bool
+    }
+
+    /// Sets (or, with nil, clears) `session`'s entry.
+    @discardableResult
+    func set(_ session: String, user: String?, state: [UInt8]?) -> Change {
         contents.withLock { contents in
             let old = contents.entries[session]
             if let state {
                 let entry = Entry(user: user, state: state)
-                guard old != entry else { return false }
+                guard old != entry else { return Change(changed: false, scheduleBroadcast: false) }
                 contents.entries[session] = entry
             } else {
-                guard old != nil else { return false }
+                guard old != nil else { return Change(changed: false, scheduleBroadcast: false) }
                 contents.entries[session] = nil
             }
             if !contents.changed.contains(session) { contents.changed.append(session) }
-            guard !contents.flushScheduled else { return false }
+            guard !contents.flushScheduled else { return Change(changed: true, scheduleBroadcast: false) }
             contents.flushScheduled = true
-            return true
+            return Change(changed: true, scheduleBroadcast: true)
         }
     }
 

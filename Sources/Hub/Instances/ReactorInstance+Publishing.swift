@@ -7,28 +7,49 @@ import Transport
 extension ReactorInstance {
     /// Answers an action once `mutate` accepted or refused it, before any of its
     /// mutations is reduced (so the ack precedes the patches it causes).
-    func answer(_ outcome: ActionOutcome, to output: ConnectionOutput, ref: Ref?, receivedAt: ContinuousClock.Instant) {
+    func answer(
+        _ outcome: ActionOutcome, to output: ConnectionOutput, id: String? = nil, ref: Ref?, receivedAt: ContinuousClock.Instant
+    ) {
         defer { context.metrics.actionSeconds.observe(.now - receivedAt) }
+        let reply: OutboundMessage?
+        let required: Int?
         switch outcome {
         case .accepted:
             context.metrics.action(address.kind, "accepted")
-            guard let ref else { return }
-            let ack = ServerMessage.ack(addressText, ref: ref, version: published.version)
             // With durable acks, the ack waits for the action's synchronous effects
             // (settled when the runtime drains) to be on disk.
-            deliver([.reply(ack)], to: .one(output), requiredVersion: nil)
+            reply = ref != nil || id != nil ? ServerMessage.ack(addressText, ref: ref, version: published.version) : nil
+            required = nil
+            if ref == nil { break }
+            deliver([.reply(reply!)], to: .one(output), requiredVersion: required)
         case .refused(let refusal):
             context.metrics.action(address.kind, "refused")
             context.metrics.errors.increment("invalid_action")
-            let error = ServerMessage.error(ProtocolError(.invalidAction, refusal.message), ref: ref)
-            deliver([.reply(error)], to: .one(output), requiredVersion: published.version)
+            reply = ServerMessage.error(ProtocolError(.invalidAction, refusal.message), ref: ref)
+            required = published.version
+            deliver([.reply(reply!)], to: .one(output), requiredVersion: required)
         case .failed(let message):
             context.metrics.action(address.kind, "refused")
             context.metrics.errors.increment("internal")
             logger.error("action failed", metadata: ["session": output.id.description, "error": message])
-            let error = ServerMessage.error(ProtocolError(.internal, "the action failed: \(message)"), ref: ref)
-            deliver([.reply(error)], to: .one(output), requiredVersion: published.version)
+            reply = ServerMessage.error(ProtocolError(.internal, "the action failed: \(message)"), ref: ref)
+            required = published.version
+            deliver([.reply(reply!)], to: .one(output), requiredVersion: required)
         }
+        if let id, let reply {
+            let bytes = reply.withBytes { Array($0) }
+            let waiters = actionIDs.withLock { $0.answer(id, reply: bytes, now: .now) }
+            for waiter in waiters {
+                sendDuplicate(bytes, to: waiter, requiredVersion: required)
+            }
+        }
+    }
+
+    /// Sends the remembered `reply` again to a resend of its action id, as a duplicate.
+    /// `requiredVersion` nil: the ack of a pending action (released with its effects).
+    func sendDuplicate(_ reply: [UInt8], to waiter: IDWaiter, requiredVersion: Int?) {
+        guard let message = DuplicateReply.message(from: reply, ref: waiter.ref) else { return }
+        deliver([.reply(message)], to: .one(waiter.output), requiredVersion: requiredVersion)
     }
 
     /// Encodes and diffs a new state once; the burst's frames leave in `flushBurst`.

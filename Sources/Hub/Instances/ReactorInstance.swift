@@ -60,6 +60,9 @@ where R.Action: Decodable, R.State: Encodable {
     /// Messages waiting for durability; used only when `gated` (`durableAcks`).
     let gate: Locked<DeliveryGate>
     let gated: Bool
+    /// The outcomes of action ids (PROTOCOL.md "Actions that are safe to resend"), and the
+    /// resends waiting for a pending one.
+    let actionIDs: Locked<ActionIDWindow<IDWaiter>>
     /// Replaced by a reset: nothing more is published or stored.
     let retired = Atomic<Bool>(false)
     /// Actions sent to the runtime whose `mutate` has not run yet.
@@ -96,6 +99,7 @@ where R.Action: Decodable, R.State: Encodable {
         self.gate = Locked(DeliveryGate(durableVersion: version))
         self.gated = context.durableAcks
         self.presence = PresenceRoom(maxListed: context.presenceMaxListed)
+        self.actionIDs = Locked(ActionIDWindow(window: context.dedupeWindow, capacity: context.dedupeEntries))
 
         if context.fresh {
             context.store.record(StoredChange(
@@ -175,7 +179,7 @@ where R.Action: Decodable, R.State: Encodable {
             shared.subscribers.remove(at: index)
             return true
         }
-        if left, presence.set(id.description, user: nil, state: nil) {
+        if left, presence.set(id.description, user: nil, state: nil).scheduleBroadcast {
             schedulePresenceBroadcast()
         }
         return left
@@ -183,7 +187,7 @@ where R.Action: Decodable, R.State: Encodable {
 
     func setPresence(_ output: ConnectionOutput, user: String?, state: [UInt8]?, ref: Ref?) {
         let version = shared.withLock { $0.version }
-        if presence.set(output.id.description, user: user, state: state) {
+        if presence.set(output.id.description, user: user, state: state).scheduleBroadcast {
             schedulePresenceBroadcast()
         }
         if let ref {
@@ -240,12 +244,27 @@ where R.Action: Decodable, R.State: Encodable {
         )
     }
 
-    func dispatch(_ payload: JSONValue, from output: ConnectionOutput, ref: Ref?, receivedAt: ContinuousClock.Instant) -> ProtocolError? {
+    func dispatch(
+        _ payload: JSONValue, from output: ConnectionOutput, id: String?, ref: Ref?, receivedAt: ContinuousClock.Instant
+    ) -> ProtocolError? {
         let action: R.Action
         do {
             action = try ActionDecoder().decode(R.Action.self, from: payload)
         } catch {
             return ProtocolError(error, kind: address.kind)
+        }
+        if let id {
+            switch actionIDs.withLock({ $0.begin(id, waiter: IDWaiter(output: output, ref: ref), now: .now) }) {
+            case .new:
+                break
+            case .pending:
+                context.metrics.action(address.kind, "duplicate")
+                return nil
+            case .answered(let reply):
+                context.metrics.action(address.kind, "duplicate")
+                sendDuplicate(reply, to: IDWaiter(output: output, ref: ref), requiredVersion: shared.withLock { $0.version })
+                return nil
+            }
         }
         let pending = pendingActions.add(1, ordering: .relaxed).newValue
         context.load.queued(from: output.id, on: stream, instancePending: pending)
@@ -253,7 +272,7 @@ where R.Action: Decodable, R.State: Encodable {
             guard let self else { return }
             self.pendingActions.subtract(1, ordering: .relaxed)
             self.context.load.taken()
-            self.answer(outcome, to: output, ref: ref, receivedAt: receivedAt)
+            self.answer(outcome, to: output, id: id, ref: ref, receivedAt: receivedAt)
         }
         return nil
     }

@@ -10,7 +10,8 @@ enum ClientMessage: Equatable {
 
     case join(ReactorAddress, since: ResumePoint?)
     case leave(ReactorAddress)
-    case action(ReactorAddress, JSONValue)
+    /// `id`: the client's idempotent action id (PROTOCOL.md "Actions that are safe to resend").
+    case action(ReactorAddress, JSONValue, id: String?)
     case ping
     /// A token, to authenticate or refresh (PROTOCOL.md "Identity and rights").
     case auth(token: String)
@@ -35,6 +36,8 @@ enum ClientMessageParser {
         var error: ProtocolError
         var ref: Ref?
     }
+
+    static let maxActionIDLength = 64
 
     static func parse(_ bytes: [UInt8]) -> Result<ClientRequest, Failure> {
         let parsed: (value: JSONValue, memberRanges: [String: Range<Int>])
@@ -123,7 +126,14 @@ enum ClientMessageParser {
             guard let action = object["action"] else {
                 return fail(.badRequest, "'action' needs member 'action': an action name or an object with a 'type'")
             }
-            return .success(ClientRequest(message: .action(address, action), ref: ref))
+            var id: String?
+            if let idValue = object["id"], idValue != .null {
+                guard case .string(let text) = idValue, (1...maxActionIDLength).contains(text.count) else {
+                    return fail(.badRequest, "member 'id' must be a string of 1 to \(maxActionIDLength) characters (unique per action, e.g. a UUID)")
+                }
+                id = text
+            }
+            return .success(ClientRequest(message: .action(address, action, id: id), ref: ref))
         }
     }
 

@@ -32,6 +32,22 @@ struct Ref: Equatable, Sendable, CustomStringConvertible, ExpressibleByIntegerLi
         json = Array(text)
     }
 
+    /// The ref whose text is `json` (as carried between nodes, and read back from a reply
+    /// the hub wrote): nil unless it is a string or a number no longer than `maximumLength`.
+    init?(json: [UInt8]) {
+        guard let value = try? JSONParser().parse(json) else { return nil }
+        self.init(value, writtenAt: 0..<json.count, in: json)
+    }
+
+    /// The ref of the reply `message` (a JSON object the hub wrote), as it is written there.
+    init?(of message: [UInt8]) {
+        guard let parsed = try? JSONParser().parseWithMemberRanges(message),
+              case .object(let object) = parsed.value, let value = object["ref"],
+              let range = parsed.memberRanges["ref"]
+        else { return nil }
+        self.init(value, writtenAt: range, in: message)
+    }
+
     /// The Unicode scalars in `utf8`, which the parser has validated: its bytes that are
     /// not continuation bytes (`10xxxxxx`).
     static func scalarCount(_ utf8: ArraySlice<UInt8>) -> Int {

@@ -18,13 +18,17 @@ enum ServerMessage {
         writer.bytes.append(contentsOf: ref.json)
     }
 
-    /// `{"type":"hello","protocol":1,"server":…,"session":…[,"user":…|"auth":"required"],"reactors":{…}}`
-    static func hello(server: String, session: String, identity: SessionIdentity, reactors: [UInt8]) -> OutboundMessage {
+    /// `{"type":"hello","protocol":1,"server":…,"session":…[,"node":…][,"user":…|"auth":"required"],"reactors":{…}}`
+    static func hello(server: String, session: String, identity: SessionIdentity, node: String? = nil, reactors: [UInt8]) -> OutboundMessage {
         frame(capacity: reactors.count + 128) { writer in
             writer.writeRaw(#"{"type":"hello","protocol":1,"server":"#)
             writer.writeString(server)
             writer.writeRaw(#","session":"#)
             writer.writeString(session)
+            if let node {
+                writer.writeRaw(#","node":"#)
+                writer.writeString(node)
+            }
             switch identity {
             case .open:
                 break

@@ -1,0 +1,131 @@
+"""Fixtures for the cluster suites: one `redis-server` on a free loopback port started
+here (never one the tests did not start), and several daemons sharing it."""
+import os
+import pathlib
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+from conftest import OUTPUT, Daemon, base_config, wait_for
+
+LEASE_MS = 1500
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class RedisProcess:
+    """A redis-server without persistence on 127.0.0.1:PORT."""
+
+    def __init__(self, name: str):
+        self.port = free_port()
+        self.name = name
+        self.process = None
+        self.workdir = pathlib.Path(tempfile.mkdtemp(prefix="rh-redis-"))
+        self.start()
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        binary = shutil.which("redis-server") or "/usr/bin/redis-server"
+        OUTPUT.mkdir(parents=True, exist_ok=True)
+        log = open(OUTPUT / f"{self.name}-redis.log", "ab")
+        self.process = subprocess.Popen(
+            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", str(self.workdir)],
+            stdout=log, stderr=log,
+        )
+        assert wait_for(self.ping, timeout=20), "redis-server did not answer PING"
+
+    def ping(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock:
+                sock.sendall(b"PING\r\n")
+                return sock.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def command(self, *args: str) -> bytes:
+        with socket.create_connection(("127.0.0.1", self.port), timeout=5) as sock:
+            parts = [f"*{len(args)}\r\n".encode()]
+            for arg in args:
+                data = arg.encode()
+                parts.append(f"${len(data)}\r\n".encode() + data + b"\r\n")
+            sock.sendall(b"".join(parts))
+            return sock.recv(65536)
+
+    def restart_empty(self) -> None:
+        """Kills the server and starts a new one on the same port: all data is gone."""
+        self.process.kill()
+        self.process.wait()
+        self.start()
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def cluster_config(redis: RedisProcess, node: str, prefix: str, lease_ms: int = LEASE_MS, **overrides) -> dict:
+    config = base_config(
+        limits={"actionsPerSecond": 100000, "actionBurst": 100000},
+        cluster={"redis": redis.address, "nodeId": node, "leaseMs": lease_ms, "keyPrefix": prefix},
+        shutdownGraceMs=2000,
+    )
+    config.update(overrides)
+    return config
+
+
+class Cluster:
+    """One Redis and the daemons on it; `nodes[i]` is node `n{i}`."""
+
+    def __init__(self, factory, redis: RedisProcess, name: str, count: int, lease_ms: int, **overrides):
+        self.factory = factory
+        self.redis = redis
+        self.name = name
+        self.prefix = f"rh{os.getpid()}x{abs(hash(name)) % 100000}"
+        self.lease_ms = lease_ms
+        self.overrides = overrides
+        self.nodes = [self.start_node(i) for i in range(count)]
+
+    def start_node(self, index: int, generation: int = 0) -> Daemon:
+        node = f"n{index}" if generation == 0 else f"n{index}g{generation}"
+        config = cluster_config(self.redis, node, self.prefix, self.lease_ms, **self.overrides)
+        return self.factory(config, name=f"{self.name}-{node}")
+
+    @property
+    def urls(self) -> list[str]:
+        return [node.url for node in self.nodes]
+
+
+@pytest.fixture
+def redis_server(request):
+    server = RedisProcess(request.node.name)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def cluster_factory(daemon_factory, redis_server, request):
+    def start(count: int = 3, lease_ms: int = LEASE_MS, **overrides) -> Cluster:
+        return Cluster(daemon_factory, redis_server, request.node.name, count, lease_ms, **overrides)
+    return start
+
+
+def stop_process(daemon: Daemon) -> None:
+    daemon.process.send_signal(signal.SIGSTOP)
+
+
+def continue_process(daemon: Daemon) -> None:
+    daemon.process.send_signal(signal.SIGCONT)
