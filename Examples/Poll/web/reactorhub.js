@@ -268,6 +268,10 @@ export function tokenExpiry(token) {
 const DEFAULTS = {
   protocols: [PROTOCOL],
   reconnect: true,
+  // Actions carry an id; after a reconnect, the ones sent but never answered are sent
+  // again with the same id once their reactor is joined (the server answers a repeat with
+  // the first reply, marked duplicate, and does not apply it twice).
+  resendActions: true,
   initialDelayMs: 250,
   maxDelayMs: 8000,
   backoffFactor: 2,
@@ -320,6 +324,8 @@ export class ReactorHubClient {
     this._listeners = new Map();
     this._reactors = new Map();
     this._pending = new Map();
+    // Actions sent and not answered when the connection went away, by id, in sending order.
+    this._unanswered = new Map();
     this._nextRef = 1;
     this._reconnectTimer = null;
     this._heartbeatTimer = null;
@@ -539,6 +545,7 @@ export class ReactorHubClient {
       try { socket.close(code, reason); } catch { /* not open yet */ }
     }
     this._failPending('closed', (p) => `the client was closed before the reply to ${p.kind} ${p.ref}`);
+    this._failUnanswered('closed', (p) => `the client was closed before the reply to ${p.kind} ${p.ref}`);
     this._failJoins('closed', 'the client was closed');
     this._setStatus('closed', { code, reason });
   }
@@ -629,9 +636,34 @@ export class ReactorHubClient {
   _failPending(code, describe) {
     const pending = [...this._pending.values()];
     this._pending.clear();
+    const keep = code === 'disconnected' && this.options.resendActions && this.options.reconnect && !this._closed;
     for (const p of pending) {
       if (p.kind === 'join') continue; // re-sent on reconnect; its promise is the entry's
+      if (keep && p.kind === 'action' && p.id !== undefined && this._reactors.has(p.address)) {
+        this._unanswered.set(p.id, p); // sent again, same id, once its reactor is joined again
+        continue;
+      }
       p.reject(new ReactorHubError(code, describe(p), { ref: p.ref, reactor: p.address }));
+    }
+    if (!keep) this._failUnanswered(code, describe);
+  }
+
+  _failUnanswered(code, describe) {
+    const unanswered = [...this._unanswered.values()];
+    this._unanswered.clear();
+    for (const p of unanswered) p.reject(new ReactorHubError(code, describe(p), { ref: p.ref, reactor: p.address }));
+  }
+
+  // The reactor is joined again: the actions it never answered go again, in their order.
+  _resendUnanswered(address) {
+    for (const [id, p] of [...this._unanswered]) {
+      if (p.address !== address) continue;
+      this._unanswered.delete(id);
+      const ref = this._nextRef++;
+      p.ref = ref;
+      p.resent = (p.resent ?? 0) + 1;
+      this._pending.set(ref, p);
+      this._send({ ...p.message, ref });
     }
   }
 
@@ -705,6 +737,11 @@ export class ReactorHubClient {
     if (!entry) return Promise.resolve();
     this._reactors.delete(address);
     this._settle(entry, new ReactorHubError('left', `${address} was left before its first snapshot`, { reactor: address }));
+    for (const [id, p] of [...this._unanswered]) {
+      if (p.address !== address) continue;
+      this._unanswered.delete(id);
+      p.reject(new ReactorHubError('left', `${address} was left before the reply to action ${p.ref}`, { ref: p.ref, reactor: address }));
+    }
     if (!this.isOpen) return Promise.resolve();
     return this._request('leave', { type: 'leave', reactor: address }, address).then(() => undefined);
   }
@@ -712,8 +749,24 @@ export class ReactorHubClient {
   /** Dispatches an action (an object with `type`, or a bare string). Resolves with the ack
    *  ({reactor, ref, version}); rejects with a ReactorHubError. */
   dispatch(address, action) {
-    return this._request('action', { type: 'action', reactor: address, action }, address)
-      .then((ack) => ({ reactor: ack.reactor, ref: ack.ref, version: ack.version }));
+    if (!this.isOpen) {
+      return Promise.reject(new ReactorHubError('not_connected', `cannot send action to ${address}: the connection is ${this.status}`));
+    }
+    const id = this._actionId();
+    const message = { type: 'action', reactor: address, action, id };
+    const ref = this._nextRef++;
+    return new Promise((resolve, reject) => {
+      this._pending.set(ref, { kind: 'action', ref, address, resolve, reject, sentAt: this._now(), id, message });
+      this._send({ ...message, ref });
+    }).then((ack) => ({ reactor: ack.reactor, ref: ack.ref, version: ack.version, id, duplicate: ack.duplicate === true }));
+  }
+
+  // A fresh action id: a random UUID where the platform has one.
+  _actionId() {
+    const uuid = globalThis.crypto?.randomUUID?.();
+    if (uuid) return uuid;
+    const hex = () => Math.floor(this._random() * 0x100000000).toString(16).padStart(8, '0');
+    return `${hex()}-${hex()}-${hex()}-${hex()}`;
   }
 
   /** Round trip to the server; resolves with the time it took in milliseconds. */
@@ -813,6 +866,7 @@ export class ReactorHubClient {
     entry.resyncing = false;
     this._notify(entry, 'snapshot');
     this._settle(entry);
+    this._resendUnanswered(entry.address);
   }
 
   _onResumed(message, pending) {
@@ -828,6 +882,7 @@ export class ReactorHubClient {
     entry.resyncing = false;
     this._notify(entry, 'resumed', { target: message.version });
     this._settle(entry);
+    this._resendUnanswered(entry.address);
   }
 
   _onPatch(message) {
