@@ -1,5 +1,7 @@
 // The demo page: a counter, a weather search and a todo list shared by everyone in a room,
-// wired to reactorhub.js. Every element the tests touch has a data-testid (docs/web-client.md).
+// wired to reactorhub.js, and who is in the room (the todo reactor's presence: an avatar per
+// connection, and which item each one is editing). Every element the tests touch has a
+// data-testid (docs/web-client.md).
 import { connect, defaultUrl } from './reactorhub.js';
 
 const DEFAULT_ROOM = 'lobby';
@@ -49,6 +51,7 @@ function renderStatus(status, detail = {}) {
 
 function renderHello(hello) {
   setText(statusElements.server, `${hello.server} · session ${hello.session}`);
+  presence.render();
   for (const [kind, view] of Object.entries(views)) {
     if (hello.reactors && !(kind in hello.reactors)) {
       view.showError(`This server has no '${kind}' reactor (it has: ${Object.keys(hello.reactors).join(', ')}).`);
@@ -98,11 +101,16 @@ function setRoom(next) {
     client.join(address, {
       onState: (state, info) => { if (view.address === address) view.render(state, info); },
       onPulse: (name, value) => { if (view.address === address) view.pulse(name, value); },
+      onPresence: (others, info) => { if (view === todo && view.address === address) presence.update(others, info); },
       onError: (error) => { if (view.address === address) view.showError(error.message); },
-    }).then(() => markSynced(), (error) => {
+    }).then((handle) => {
+      if (view === todo && view.address === address) presence.attach(handle);
+      markSynced();
+    }, (error) => {
       if (error.code !== 'left' && view.address === address) view.showError(error.message);
     });
   }
+  presence.reset();
 }
 
 roomForm.addEventListener('submit', (event) => {
@@ -353,6 +361,7 @@ const todo = {
       up: byTestId('todo-up', li),
       down: byTestId('todo-down', li),
       remove: byTestId('todo-remove', li),
+      editors: byTestId('todo-editing', li),
     };
     node.check.id = `todo-check-${id}`;
     this.nodes.set(id, node);
@@ -387,7 +396,10 @@ const todo = {
       if (seen.has(id)) continue;
       node.li.remove();
       this.nodes.delete(id);
-      if (this.editing?.id === id) this.editing = null;
+      if (this.editing?.id === id) {
+        this.editing = null;
+        presence.setEditing(null);
+      }
     }
     if (focused && focused.isConnected && document.activeElement !== focused && !focused.disabled) focused.focus();
     const left = items.filter((item) => !item.done).length;
@@ -396,6 +408,7 @@ const todo = {
     this.el.clear.hidden = !items.some((item) => item.done);
     renderVersion(this.el.version, info);
     this.updateControls();
+    presence.renderEditing();
   },
 
   pulse() {},
@@ -431,9 +444,11 @@ const todo = {
     node.li.classList.add('is-editing');
     input.focus();
     input.select();
+    presence.setEditing(id); // the others see who edits this item while the field has the focus
     const finish = (commit, refocus) => {
       if (this.editing?.input !== input) return;
       this.editing = null;
+      presence.setEditing(null);
       const title = input.value.trim();
       const current = this.items[this.indexOf(id)];
       input.replaceWith(node.title);
@@ -496,6 +511,149 @@ todo.el.list.addEventListener('dblclick', (event) => {
 });
 
 todo.el.clear.addEventListener('click', () => dispatch(todo, 'clearCompleted').catch(() => {}));
+
+// ---------------------------------------------------------------------------------------------
+// Presence: who is in the room (everyone on the page sets a presence in todo/<room> once joined)
+// and which todo item each one is editing ({"editing": id} while an item's title field has the
+// focus). Avatars show the user's initials, else the session's number, in a colour of the name.
+
+const AVATARS_SHOWN = 6;
+const AVATAR_HUES = 8;
+
+const presence = {
+  handle: null,
+  others: [],
+  count: null, // the server's count, when it lists no entries
+  editing: null, // the id of the item this page edits
+  el: {
+    root: byTestId('presence'),
+    avatars: byTestId('presence-avatars'),
+    count: byTestId('presence-count'),
+  },
+
+  reset() {
+    this.handle = null;
+    this.others = [];
+    this.count = null;
+    this.editing = null;
+    this.render();
+  },
+
+  attach(handle) {
+    this.handle = handle;
+    this.publish();
+  },
+
+  setEditing(id) {
+    if (this.editing === id) return;
+    this.editing = id;
+    this.publish();
+  },
+
+  // Sends this page's presence; the client sets it again by itself after a reconnect.
+  publish() {
+    this.handle?.setPresence(this.editing ? { editing: this.editing } : {}).catch((error) => {
+      if (!['disconnected', 'not_connected', 'left', 'closed'].includes(error.code)) {
+        console.warn(`reactorhub: presence: ${error.code}: ${error.message}`);
+      }
+    });
+  },
+
+  update(others, info) {
+    this.others = others;
+    this.count = info.presenceCount;
+    this.render();
+  },
+
+  render() {
+    const session = client.hello?.session;
+    const people = session && this.handle ? [{ session, user: client.user, self: true }, ...this.others] : [...this.others];
+    const total = this.count ?? people.length;
+    const shown = people.slice(0, this.count === null ? AVATARS_SHOWN : 1);
+    const items = shown.map((person) => avatar(person, 'presence-avatar'));
+    const hidden = total - shown.length;
+    if (hidden > 0) {
+      const more = document.createElement('li');
+      more.className = 'avatar avatar-more';
+      more.dataset.testid = 'presence-more';
+      more.setAttribute('aria-label', `${hidden} more`);
+      more.textContent = `+${hidden}`;
+      items.push(more);
+    }
+    this.el.avatars.replaceChildren(...items);
+    setText(this.el.count, total ? `${total} here` : '');
+    this.el.count.title = total === 1 ? 'Only you are in this room' : `${total} people in this room`;
+    this.renderEditing();
+  },
+
+  // The marker next to each item that someone else is editing.
+  renderEditing() {
+    const editors = new Map();
+    for (const person of this.others) {
+      const id = person.state?.editing;
+      if (typeof id === 'string') editors.set(id, [...(editors.get(id) ?? []), person]);
+    }
+    for (const [id, node] of todo.nodes) {
+      const people = editors.get(id) ?? [];
+      const key = people.map((p) => `${p.session}:${p.user}`).join(' ');
+      node.li.classList.toggle('is-edited-elsewhere', people.length > 0);
+      show(node.editors, people.length > 0);
+      if (node.editors.dataset.sessions === key) continue;
+      node.editors.dataset.sessions = key;
+      // Shown: the avatars and "editing"; read out and in the tooltip: who.
+      const who = document.createElement('span');
+      who.className = 'sr-only';
+      who.textContent = `${people.map(displayName).join(', ')} ${people.length === 1 ? 'is' : 'are'} `;
+      const text = document.createElement('span');
+      text.className = 'todo-editing-text';
+      text.append(who, 'editing');
+      node.editors.replaceChildren(...people.map((p) => avatar(p, null, true)), text);
+      node.editors.title = text.textContent;
+    }
+  },
+};
+
+function displayName(person) {
+  return person.user ?? `guest ${person.session}`;
+}
+
+function initials(person) {
+  if (person.user) {
+    const words = person.user.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    return (words.length > 1 ? words[0][0] + words[1][0] : (words[0] ?? person.user).slice(0, 2)).toUpperCase();
+  }
+  const digits = person.session.replace(/\D+/g, '');
+  return digits ? digits.slice(-2) : person.session.slice(0, 2).toUpperCase();
+}
+
+function hue(text) {
+  let hash = 7;
+  for (const char of text) hash = (hash * 31 + char.codePointAt(0)) >>> 0;
+  return hash % AVATAR_HUES;
+}
+
+// A round avatar: the initials (hidden from screen readers) and the name as text for them.
+function avatar(person, testid, mini = false) {
+  const element = document.createElement(mini ? 'span' : 'li');
+  element.className = `avatar avatar-hue-${hue(person.user ?? person.session)}${mini ? ' avatar-mini' : ''}${person.self ? ' avatar-self' : ''}`;
+  if (testid) element.dataset.testid = testid;
+  element.dataset.session = person.session;
+  if (person.self) element.dataset.self = 'true';
+  const name = person.self ? `You (${displayName(person)})` : displayName(person);
+  const editing = !person.self && typeof person.state?.editing === 'string' ? todo.items.find((item) => item.id === person.state.editing) : undefined;
+  element.title = editing ? `${name}, editing “${editing.title}”` : name;
+  const letters = document.createElement('span');
+  letters.setAttribute('aria-hidden', 'true');
+  letters.textContent = initials(person);
+  element.append(letters);
+  if (!mini) {
+    const label = document.createElement('span');
+    label.className = 'sr-only';
+    label.textContent = element.title;
+    element.append(label);
+  }
+  return element;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Live frame log

@@ -17,6 +17,14 @@ struct PresenceTests {
         }
     }
 
+    /// The next message that is not a `presence` broadcast.
+    func nextReply(_ client: ProtocolClient) async throws -> JSONValue {
+        while true {
+            let message = try await client.next()
+            if message["type"] != "presence" { return message }
+        }
+    }
+
     /// Joins, skipping presence frames still arriving for earlier joins.
     func rejoin(_ client: ProtocolClient, _ address: String, ref: Int) async throws {
         try await client.send(#"{"type":"join","reactor":"\#(address)","ref":\#(ref)}"#)
@@ -113,6 +121,22 @@ struct PresenceTests {
             let snapshot = try await server.connect().join("doc/crowd")
             #expect(snapshot["presenceCount"] == 3)
             #expect(snapshot["presence"] == nil)
+
+            // A state changed while the count did not: no frame. Then back to two: every
+            // entry is listed again, so that members can show them.
+            try await clients[0].send(#"{"type":"presence","reactor":"doc/crowd","state":{"n":10},"ref":10}"#)
+            #expect(try await nextReply(clients[0])["type"] == "ack")
+            try await clients[2].send(#"{"type":"presence","reactor":"doc/crowd","state":null,"ref":11}"#)
+            #expect(try await nextReply(clients[2])["type"] == "ack")
+            let listed = try await nextPresence(watcher)
+            #expect(listed == .object([
+                "type": "presence", "reactor": "doc/crowd",
+                "joins": .object([
+                    .init(clients[0].session): .object(["user": .null, "state": .object(["n": 10])]),
+                    .init(clients[1].session): .object(["user": .null, "state": .object(["n": 1])]),
+                ]),
+                "leaves": .array([]),
+            ]))
         }
     }
 

@@ -8,7 +8,7 @@ from browser_support import ROOT
 
 TESTIDS = [
     "room-form", "room-name", "room-join", "room-help", "connection-status", "connection-status-text",
-    "reconnect-now", "server-info",
+    "reconnect-now", "server-info", "presence", "presence-avatars", "presence-count",
     "counter-card", "counter-value", "counter-plus", "counter-minus", "counter-spinner", "counter-toast",
     "counter-error", "version-counter",
     "weather-panel", "weather-form", "weather-city", "weather-search", "weather-loading", "weather-error",
@@ -18,7 +18,10 @@ TESTIDS = [
     "todo-clear", "version-todo",
     "frame-log", "frame-log-toggle", "frame-log-count", "frame-log-pause", "frame-log-clear", "frame-log-list",
 ]
-ITEM_TESTIDS = ["todo-toggle", "todo-title", "todo-rename", "todo-up", "todo-down", "todo-remove"]
+ITEM_TESTIDS = ["todo-toggle", "todo-title", "todo-rename", "todo-up", "todo-down", "todo-remove", "todo-editing"]
+# What a page sends and receives for its presence in todo/<room>: its own (acked) and the
+# broadcasts of everyone's, coalesced by the server (so one or more of those).
+PRESENCE_FRAMES = {("out", "presence"), ("in", "ack"), ("in", "presence")}
 
 
 def room(prefix):
@@ -57,11 +60,19 @@ def test_page_loads_synced_with_every_testid_and_a_clean_console(daemon, browser
         assert not browser.visible("counter-spinner") and not browser.visible("weather-card")
         assert browser.text("server-info").startswith("reactorhub/")
         assert browser.driver.title == f"{name} · ReactorHub demo"
-        # the log has the hello, three joins and three snapshots
+        # both are in the room (each page set its presence once it joined todo/<room>)
+        browser.wait(lambda _: browser.text("presence-count") == "2 here", "both in the room", timeout=15)
+        # the log has the hello, three joins and three snapshots, and the presence frames
         browser.find("frame-log-toggle").click()
-        entries = browser.find_all("frame-log-entry")
-        kinds = sorted((e.get_attribute("data-direction"), e.get_attribute("data-type")) for e in entries)
-        assert kinds == sorted([("in", "hello")] + [("out", "join")] * 3 + [("in", "snapshot")] * 3), kinds
+        def logged():
+            return browser.driver.execute_script(
+                "return [...document.querySelectorAll('[data-testid=frame-log-entry]')].map(e => [e.dataset.direction, e.dataset.type])")
+        browser.wait(lambda _: ["in", "ack"] in logged(), "the ack of the page's presence", timeout=15)
+        kinds = [tuple(kind) for kind in logged()]
+        assert sorted(k for k in kinds if k not in PRESENCE_FRAMES) == sorted(
+            [("in", "hello")] + [("out", "join")] * 3 + [("in", "snapshot")] * 3), kinds
+        assert kinds.count(("out", "presence")) == 1 and kinds.count(("in", "ack")) == 1, kinds
+        assert kinds.count(("in", "presence")) >= 1, kinds
         browser.screenshot("page-01-loaded")
         browser.find("frame-log-toggle").click()
     # the phone layout has no horizontal scrolling; the desktop one puts the three cards side by side

@@ -2,7 +2,7 @@
 // gaps and re-joins, `base` patches, dispatch by ref, reconnect with backoff and resume.
 import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect, ReactorHubError, PROTOCOL, isValidAddress, defaultUrl } from '../../web/reactorhub.js';
+import { connect, ReactorHubError, ReactorHandle, PROTOCOL, isValidAddress, defaultUrl } from '../../web/reactorhub.js';
 import { FakeWebSocket, ManualTimers, flush } from './helpers/fakes.mjs';
 
 const EPOCH = 'e3f1';
@@ -60,7 +60,7 @@ test('offers the reactorhub.v1 subprotocol and reports connecting, then open', (
   assert.equal(client.hello.server, 'fake/1');
 });
 
-test('join sends a join frame once open, resolves at the snapshot and reports the state', async () => {
+test('join sends a join frame once open, resolves with the handle at the snapshot and reports the state', async () => {
   const { client, socket } = makeClient();
   const states = [];
   const ready = client.join('counter/lobby', { onState: (s, info) => states.push([s, info.version, info.cause]) });
@@ -69,8 +69,11 @@ test('join sends a join frame once open, resolves at the snapshot and reports th
   const join = socket.lastSent('join', 'counter/lobby');
   assert.ok(join && join.ref !== undefined && join.since === undefined);
   socket.receive({ type: 'snapshot', reactor: 'counter/lobby', ref: join.ref, epoch: EPOCH, version: 0, state: { value: 0, isLoading: false } });
-  const view = await ready;
-  assert.deepEqual(view, { address: 'counter/lobby', state: { value: 0, isLoading: false }, epoch: EPOCH, version: 0 });
+  const handle = await ready;
+  assert.ok(handle instanceof ReactorHandle);
+  const { address, state, epoch, version } = handle;
+  assert.deepEqual({ address, state, epoch, version }, { address: 'counter/lobby', state: { value: 0, isLoading: false }, epoch: EPOCH, version: 0 });
+  assert.deepEqual(client.reactor('counter/lobby'), { address, state, epoch, version });
   assert.deepEqual(states, [[{ value: 0, isLoading: false }, 0, 'snapshot']]);
 });
 

@@ -40,7 +40,7 @@ function liveTests() {
   before(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rh-node-'));
     const config = join(dir, 'reactorhub.json');
-    writeFileSync(config, JSON.stringify({ logLevel: 'warning', reactors: { counter: { delayMs: 30 }, weather: { latencyMs: 10 } } }));
+    writeFileSync(config, JSON.stringify({ logLevel: 'warning', presence: { maxListed: 2 }, reactors: { counter: { delayMs: 30 }, weather: { latencyMs: 10 } } }));
     daemon = spawn(BINARY, ['--config', config, '--port', '0', '--web-root', join(ROOT, 'web')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     const line = await new Promise((resolve, reject) => {
       let buffer = '';
@@ -177,5 +177,40 @@ function liveTests() {
     await until(() => b.hub.reactor(address).state.items.length === 1, 'b sees the removals');
     assert.deepEqual(b.hub.reactor(address), a.hub.reactor(address));
     assert.equal(b.hub.reactor(address).version, 8);
+  });
+
+  test('presence: each sees the others (not itself), a change keeps its place, a closed client leaves, a count past maxListed', async () => {
+    const a = client('a');
+    const b = client('b');
+    const address = 'todo/node-presence';
+    const heard = [];
+    const ha = await a.hub.join(address);
+    const hb = await b.hub.join(address, { onPresence: (others, info) => heard.push([info.cause, others.map((p) => p.session)]) });
+    assert.deepEqual(heard, [['snapshot', []]]);
+    const sa = a.hub.hello.session;
+    const sb = b.hub.hello.session;
+    assert.notEqual(sa, sb);
+    await ha.setPresence({ editing: null });
+    await hb.setPresence({ editing: null });
+    await until(() => hb.others.length === 1 && ha.others.length === 1, 'each sees the other');
+    assert.deepEqual(hb.others, [{ session: sa, user: null, state: { editing: null } }]);
+    assert.deepEqual(ha.others, [{ session: sb, user: null, state: { editing: null } }]);
+    await ha.setPresence({ editing: 'item-1' });
+    await until(() => hb.others[0].state.editing === 'item-1', 'b sees what a edits');
+    assert.equal(hb.presenceCount, null);
+
+    const c = client('c');
+    const hc = await c.hub.join(address);
+    assert.deepEqual(hc.others.map((p) => [p.session, p.state]), [[sa, { editing: 'item-1' }], [sb, { editing: null }]].sort());
+    await hc.setPresence({}); // three entries, maxListed 2: counts only
+    await until(() => hb.presenceCount === 3, 'the count');
+    assert.deepEqual(hb.others, []);
+    c.hub.close(); // back to two: listed again, b joins afresh for the whole map
+    await until(() => hb.presenceCount === null && hb.others.length === 1, 'the entries again');
+    assert.deepEqual(hb.others, [{ session: sa, user: null, state: { editing: 'item-1' } }]);
+
+    a.hub.close();
+    await until(() => hb.others.length === 0, 'a leaves b\'s view');
+    assert.deepEqual(heard.at(-1), ['presence', []]);
   });
 }

@@ -4,6 +4,8 @@
 //   const hub = connect('ws://127.0.0.1:8080/ws');
 //   await hub.join('counter/lobby', { onState: (state) => render(state), onPulse: (name, value) => toast(value) });
 //   await hub.dispatch('counter/lobby', 'increase');
+//   const todo = await hub.join('todo/lobby', { onPresence: (others) => showWho(others) });
+//   await todo.setPresence({ editing: 'item-1' });         // todo.others: everyone else here
 //
 // Works in browsers and in Node (pass `WebSocket` in the options when there is no global one).
 // Documented in docs/web-client.md.
@@ -14,7 +16,7 @@ const OPEN = 1;
 
 /** An error refused by the server (`code` is the protocol's error code: `forbidden`,
  *  `unauthenticated`, …) or raised by the client (`disconnected`, `not_connected`, `closed`, `left`,
- *  `invalid_reactor`, `bad_frame`, `timeout`, `token_unavailable`). */
+ *  `invalid_reactor`, `invalid_presence`, `bad_frame`, `timeout`, `token_unavailable`). */
 export class ReactorHubError extends Error {
   constructor(code, message, details = {}) {
     super(message);
@@ -282,6 +284,12 @@ const DEFAULTS = {
   tokenRefreshLeadMs: 30000,
 };
 
+// The page's window in a browser (whose pagehide and pageshow the client follows), else null.
+function browserWindow() {
+  const page = globalThis.window;
+  return page === globalThis && typeof page.addEventListener === 'function' ? page : null;
+}
+
 function monotonicNow() {
   return globalThis.performance?.now ? globalThis.performance.now() : Date.now();
 }
@@ -295,6 +303,56 @@ function safely(callback, ...args) {
   } catch (error) {
     queueMicrotask(() => { throw error; });
   }
+}
+
+// One entry of a presence map: `{session, user, state}` (user null without a token's sub).
+function presenceEntry(session, value) {
+  return Object.freeze({ session, user: typeof value?.user === 'string' ? value.user : null, state: value?.state ?? null });
+}
+
+// The presence members of a snapshot or `resumed`: the entries by session, or only a count.
+function presenceOf(message) {
+  const entries = new Map();
+  if (typeof message.presenceCount === 'number') return { entries, count: message.presenceCount };
+  if (isObject(message.presence)) {
+    for (const [session, value] of Object.entries(message.presence)) entries.set(session, presenceEntry(session, value));
+  }
+  return { entries, count: null };
+}
+
+/**
+ * A joined reactor, as `join` resolves it: what the client holds for it (read live) and its
+ * presence (PROTOCOL.md "Presence"). The same handle for every join of the address until it is
+ * left; after that its `setPresence` rejects with `left`.
+ */
+export class ReactorHandle {
+  constructor(client, entry) {
+    this.address = entry.address;
+    Object.defineProperty(this, '_client', { value: client });
+    Object.defineProperty(this, '_entry', { value: entry });
+  }
+
+  /** The state held now (never mutated: each patch makes a new object). */
+  get state() { return this._entry.state; }
+
+  get epoch() { return this._entry.epoch; }
+
+  get version() { return this._entry.version; }
+
+  /** The other connections' presence here, `[{session, user, state}]`, this connection's own
+   *  entry left out; in the order they first appeared (a changed state keeps its place). Empty
+   *  when the server sends only a count. */
+  get others() { return this._client._others(this._entry); }
+
+  /** How many connections have a presence here (this one included once it set one) when the
+   *  server sends only the count (past `presence.maxListed`); null while it lists the entries. */
+  get presenceCount() { return this._entry.presenceCount; }
+
+  /** Sets this connection's presence here (a JSON object; null clears it). Resolves at the ack;
+   *  rejects with the server's error, `disconnected`, `left`, `closed` or `invalid_presence`.
+   *  Sent once the reactor is joined, and set again after each reconnect (a presence belongs to
+   *  a connection). */
+  setPresence(state) { return this._client._setPresence(this._entry, state); }
 }
 
 export class ReactorHubClient {
@@ -330,13 +388,18 @@ export class ReactorHubClient {
     this._reconnectTimer = null;
     this._heartbeatTimer = null;
     this._closed = false;
+    this._page = options.page !== undefined ? options.page : browserWindow();
+    this._onPageHide = () => this._pageHidden();
+    this._onPageShow = (event) => { if (event?.persisted) this.reconnectNow(); };
+    this._page?.addEventListener('pagehide', this._onPageHide);
+    this._page?.addEventListener('pageshow', this._onPageShow);
     // Listeners given in the options see the first 'connecting' status too.
     for (const [event, listener] of Object.entries(options.on ?? {})) this.on(event, listener);
   }
 
   // -- events ----------------------------------------------------------------------------------
 
-  /** Subscribes to 'status', 'frame', 'hello', 'state', 'pulse' or 'error'; returns an unsubscribe function. */
+  /** Subscribes to 'status', 'frame', 'hello', 'state', 'pulse', 'presence', 'left' or 'error'; returns an unsubscribe function. */
   on(event, listener) {
     if (!this._listeners.has(event)) this._listeners.set(event, new Set());
     this._listeners.get(event).add(listener);
@@ -530,10 +593,22 @@ export class ReactorHubClient {
     this._openSocket();
   }
 
+  // A page that goes into the back/forward cache keeps its sockets open (Chromium does), and so
+  // its connection and its presence would stay in every reactor it had joined: the connection is
+  // closed (1001) as if it dropped, and the pageshow of a restored page reconnects at once.
+  _pageHidden() {
+    const socket = this._socket;
+    if (!socket || this._closed) return;
+    try { socket.close(1001, 'page hidden'); } catch { /* not open yet */ }
+    this._lost(1001, 'page hidden');
+  }
+
   /** Closes the connection for good: no reconnect; pending requests and joins are rejected with `closed`. */
   close(code = 1000, reason = '') {
     if (this._closed) return;
     this._closed = true;
+    this._page?.removeEventListener('pagehide', this._onPageHide);
+    this._page?.removeEventListener('pageshow', this._onPageShow);
     if (this._reconnectTimer !== null) this._clearTimeout(this._reconnectTimer);
     this._reconnectTimer = null;
     this._stopHeartbeat();
@@ -670,6 +745,7 @@ export class ReactorHubClient {
   _failJoins(code, message) {
     for (const entry of this._reactors.values()) {
       if (!entry.settled) this._settle(entry, new ReactorHubError(code, `${message} before ${entry.address} was joined`, { reactor: entry.address }));
+      this._failPresence(entry, new ReactorHubError(code, `${message} before the presence in ${entry.address} was set`, { reactor: entry.address }));
     }
   }
 
@@ -677,9 +753,10 @@ export class ReactorHubClient {
 
   /**
    * Joins a reactor instance. `handlers`: onState(state, info), onPulse(name, value, info),
-   * onError(error). Resolves with the reactor's view ({address, state, epoch, version}) at its
-   * first snapshot; rejects when the server refuses the join. Joining an address again adds the
-   * handlers (and calls onState with the current state).
+   * onPresence(others, info), onError(error). Resolves with the reactor's ReactorHandle
+   * ({address, state, epoch, version, others, presenceCount, setPresence}) at its first snapshot;
+   * rejects when the server refuses the join. Joining an address again adds the handlers (and
+   * calls onState and onPresence with what is held) and resolves with the same handle.
    */
   join(address, handlers = {}) {
     if (!isValidAddress(address)) {
@@ -692,12 +769,23 @@ export class ReactorHubClient {
       if (entry.state !== undefined) {
         const view = this.reactor(address);
         queueMicrotask(() => {
-          if (this._reactors.get(address) === entry && entry.handlers.has(handlers)) safely(handlers.onState, entry.state, { ...view, cause: 'snapshot' });
+          if (this._reactors.get(address) !== entry || !entry.handlers.has(handlers)) return;
+          safely(handlers.onState, entry.state, { ...view, cause: 'snapshot' });
+          safely(handlers.onPresence, this._others(entry), { address, cause: 'snapshot', presenceCount: entry.presenceCount });
         });
       }
       return entry.ready;
     }
-    entry = { address, state: undefined, epoch: null, version: null, handlers: new Set([handlers]), resyncing: false, settled: false };
+    entry = {
+      address, state: undefined, epoch: null, version: null, handlers: new Set([handlers]), resyncing: false, settled: false,
+      presence: new Map(), // session -> {session, user, state}, everyone's (ours too)
+      presenceCount: null, // the server's count instead of the entries, past presence.maxListed
+      live: null,          // the socket on which the reactor was last answered (snapshot or resumed)
+      ownPresence: undefined, // the presence last given to setPresence (undefined: never; null: cleared)
+      presenceSocket: null,   // the socket on which ownPresence was sent
+      presenceWaiters: [],    // setPresence calls waiting for the reactor to be answered on this connection
+    };
+    entry.handle = new ReactorHandle(this, entry);
     entry.ready = new Promise((resolve, reject) => { entry.resolve = resolve; entry.reject = reject; });
     this._reactors.set(address, entry);
     if (this.isOpen) this._sendJoin(entry, false);
@@ -708,7 +796,7 @@ export class ReactorHubClient {
     if (entry.settled) return;
     entry.settled = true;
     if (error) entry.reject(error);
-    else entry.resolve(this.reactor(entry.address));
+    else entry.resolve(entry.handle);
   }
 
   // Sends a join; with `resume`, asks for the missed patches since the held version.
@@ -742,6 +830,7 @@ export class ReactorHubClient {
       this._unanswered.delete(id);
       p.reject(new ReactorHubError('left', `${address} was left before the reply to action ${p.ref}`, { ref: p.ref, reactor: address }));
     }
+    this._failPresence(entry, new ReactorHubError('left', `${address} was left before the presence was set`, { reactor: address }));
     if (!this.isOpen) return Promise.resolve();
     return this._request('leave', { type: 'leave', reactor: address }, address).then(() => undefined);
   }
@@ -773,6 +862,87 @@ export class ReactorHubClient {
   ping() {
     const sentAt = this._now();
     return this._request('ping', { type: 'ping' }).then(() => this._now() - sentAt);
+  }
+
+  // -- presence --------------------------------------------------------------------------------
+
+  _others(entry) {
+    const own = this.hello?.session;
+    return [...entry.presence.values()].filter((p) => p.session !== own);
+  }
+
+  _setPresence(entry, state) {
+    const address = entry.address;
+    if (state !== null && !isObject(state)) {
+      return Promise.reject(new ReactorHubError('invalid_presence', `a presence state is a JSON object, or null to clear it; got ${Array.isArray(state) ? 'an array' : typeof state}`, { reactor: address }));
+    }
+    if (this._closed) return Promise.reject(new ReactorHubError('closed', 'the client is closed', { reactor: address }));
+    if (this._reactors.get(address) !== entry) {
+      return Promise.reject(new ReactorHubError('left', `${address} was left: join it again to set a presence`, { reactor: address }));
+    }
+    entry.ownPresence = state;
+    if (this.isOpen && entry.live === this._socket) return this._sendPresence(entry);
+    return new Promise((resolve, reject) => entry.presenceWaiters.push({ resolve, reject }));
+  }
+
+  _sendPresence(entry) {
+    entry.presenceSocket = this._socket;
+    return this._request('presence', { type: 'presence', reactor: entry.address, state: entry.ownPresence }, entry.address).then(() => undefined);
+  }
+
+  // The reactor was answered (snapshot or resumed) on the current connection: a presence not
+  // set on it yet is sent now (a new connection has none, so a cleared one needs nothing).
+  _presenceLive(entry) {
+    entry.live = this._socket;
+    const waiters = entry.presenceWaiters.splice(0);
+    let sent = Promise.resolve();
+    if (entry.presenceSocket !== this._socket && isObject(entry.ownPresence)) {
+      sent = this._sendPresence(entry);
+      if (waiters.length === 0) {
+        sent.catch((error) => { if (error.code !== 'disconnected' && error.code !== 'closed') this._emit('error', error); });
+      }
+    }
+    for (const waiter of waiters) sent.then(waiter.resolve, waiter.reject);
+  }
+
+  _failPresence(entry, error) {
+    for (const waiter of entry.presenceWaiters.splice(0)) waiter.reject(error);
+  }
+
+  _notifyPresence(entry, cause, extra = {}) {
+    const others = this._others(entry);
+    const info = { address: entry.address, cause, presenceCount: entry.presenceCount, ...extra };
+    for (const handlers of [...entry.handlers]) safely(handlers.onPresence, others, info);
+    this._emit('presence', entry.address, others, info);
+  }
+
+  _rebuildPresence(entry, message, cause) {
+    const { entries, count } = presenceOf(message);
+    entry.presence = entries;
+    entry.presenceCount = count;
+    this._notifyPresence(entry, cause);
+  }
+
+  // `{"type":"presence",…}`: joins set (a changed state keeps its place), leaves remove; or a
+  // count. Back to entries after a count, only the changes came: join again for the whole map.
+  _onPresence(message) {
+    const entry = this._reactors.get(message.reactor);
+    if (!entry || entry.state === undefined) return;
+    if (typeof message.presenceCount === 'number') {
+      entry.presence = new Map();
+      entry.presenceCount = message.presenceCount;
+      this._notifyPresence(entry, 'presence', { joins: [], leaves: [] });
+      return;
+    }
+    const joins = isObject(message.joins) ? Object.entries(message.joins) : [];
+    const leaves = Array.isArray(message.leaves) ? message.leaves.filter((s) => typeof s === 'string') : [];
+    for (const [session, value] of joins) entry.presence.set(session, presenceEntry(session, value));
+    for (const session of leaves) entry.presence.delete(session);
+    if (entry.presenceCount !== null) {
+      entry.presenceCount = null;
+      this._resync(entry, false);
+    }
+    this._notifyPresence(entry, 'presence', { joins: joins.map(([session]) => session), leaves });
   }
 
   /** What the client holds for an address: {address, state, epoch, version}, or undefined. */
@@ -833,6 +1003,9 @@ export class ReactorHubClient {
       case 'pulse':
         this._onPulse(message);
         break;
+      case 'presence':
+        this._onPresence(message);
+        break;
       case 'error':
         this._onError(message, pending);
         break;
@@ -865,6 +1038,8 @@ export class ReactorHubClient {
     entry.version = message.version;
     entry.resyncing = false;
     this._notify(entry, 'snapshot');
+    this._rebuildPresence(entry, message, 'snapshot');
+    this._presenceLive(entry);
     this._settle(entry);
     this._resendUnanswered(entry.address);
   }
@@ -881,6 +1056,8 @@ export class ReactorHubClient {
     }
     entry.resyncing = false;
     this._notify(entry, 'resumed', { target: message.version });
+    this._rebuildPresence(entry, message, 'resumed');
+    this._presenceLive(entry);
     this._settle(entry);
     this._resendUnanswered(entry.address);
   }
@@ -931,9 +1108,11 @@ export class ReactorHubClient {
     if (entry.state === undefined) {
       this._reactors.delete(entry.address);
       this._settle(entry, error);
+      this._failPresence(entry, error);
     } else if (error.code === 'forbidden' || error.code === 'unauthenticated') {
       // A re-join (after a reconnect) that the rights no longer allow: the reactor is given up.
       this._reactors.delete(entry.address);
+      this._failPresence(entry, error);
       this._emit('left', entry.address, error.code);
     }
   }
@@ -947,6 +1126,7 @@ export class ReactorHubClient {
     const error = new ReactorHubError(reason, `the server left ${address} (${reason})`, { reactor: address });
     for (const handlers of [...entry.handlers]) safely(handlers.onError, error);
     this._settle(entry, error);
+    this._failPresence(entry, error);
     this._emit('left', address, reason);
   }
 }

@@ -17,6 +17,8 @@ final class PresenceRoom: Sendable {
         /// Sessions whose entry changed (set or cleared) since the last broadcast, in order.
         var changed: [String] = []
         var flushScheduled = false
+        /// The count the last broadcast carried, when it carried only a count.
+        var broadcastCount: Int?
     }
 
     /// Entries listed in snapshots and broadcasts; beyond, counts only.
@@ -66,11 +68,19 @@ final class PresenceRoom: Sendable {
             writer.writeRaw(#"{"type":"presence","reactor":"#)
             writer.writeString(address)
             if contents.entries.count > maxListed {
+                // Only the count: nothing to say when it did not change.
+                guard contents.broadcastCount != contents.entries.count else { return nil }
+                contents.broadcastCount = contents.entries.count
                 writer.writeRaw(#","presenceCount":"#)
                 writer.writeInt(contents.entries.count)
             } else {
-                let joins = changed.filter { contents.entries[$0] != nil }
-                let leaves = changed.filter { contents.entries[$0] == nil }
+                // Back under the limit after counts: every entry, so that members can list
+                // them again; otherwise the changes.
+                let listedAgain = contents.broadcastCount != nil
+                contents.broadcastCount = nil
+                let joins = listedAgain
+                    ? contents.entries.keys.sorted() : changed.filter { contents.entries[$0] != nil }
+                let leaves = listedAgain ? [] : changed.filter { contents.entries[$0] == nil }
                 writer.writeRaw(#","joins":{"#)
                 for (index, session) in joins.enumerated() {
                     if index > 0 { writer.writeByte(UInt8(ascii: ",")) }
