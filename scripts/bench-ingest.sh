@@ -8,28 +8,35 @@
 #     (a separate run: its atomic counters cost a little CPU);
 #   - profile: `perf record --call-graph dwarf` of the daemon during a third run.
 #
-#   scripts/bench-ingest.sh [--rounds N] [--duration S] [--window W] [--subscribers N]
-#                           [--no-profile] [--daemon PATH] [--bench PATH] [--keep DIR]
+#   scripts/bench-ingest.sh [--rounds N] [--duration S] [--window W | --rate R]
+#                           [--subscribers N] [--no-profile] [--daemon PATH]
+#                           [--baseline PATH] [--bench PATH] [--keep DIR]
 #
 # Each round starts a fresh daemon (bench/daemon.json). Prints each run, then the
-# medians of the CPU runs and the heap run. --keep DIR keeps the results and perf.data.
+# medians of the CPU runs and the heap run. --rate R sends R actions/s on a timer instead
+# of keeping W in flight: CPU per action then compares builds at the same load (bursts
+# of the same size), which a saturated run on a shared machine does not. --baseline PATH
+# runs that daemon too, in alternate rounds (CPU and heap), so that both see the same
+# machine. --keep DIR keeps the results and perf.data.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 
-rounds=3 duration=5 window=256 subscribers=10 profile=1 keep=
+rounds=3 duration=5 window=256 rate= subscribers=10 profile=1 keep= baseline=
 daemon=${REACTORHUB_BIN:-} bench=${REACTORHUB_BENCH_BIN:-}
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds=$2; shift 2 ;;
     --duration) duration=$2; shift 2 ;;
     --window) window=$2; shift 2 ;;
+    --rate) rate=$2; shift 2 ;;
+    --baseline) baseline=$2; shift 2 ;;
     --subscribers) subscribers=$2; shift 2 ;;
     --no-profile) profile=0; shift ;;
     --daemon) daemon=$2; shift 2 ;;
     --bench) bench=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench-ingest: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -55,10 +62,11 @@ finish() {
 }
 trap finish EXIT
 
-# start_daemon [env assignments…]: a fresh daemon on a free port; sets server_pid, url.
+# start_daemon BINARY [env assignments…]: a fresh daemon on a free port; sets server_pid, url.
 start_daemon() {
   stop
-  env "$@" "$daemon" --config bench/daemon.json --port 0 > "$work/daemon.log" 2>&1 &
+  local binary=$1; shift
+  env "$@" "$binary" --config bench/daemon.json --port 0 > "$work/daemon.log" 2>&1 &
   server_pid=$!
   local port=
   for _ in $(seq 1 200); do
@@ -73,21 +81,28 @@ start_daemon() {
 # run LABEL [bench options…]: one ingest run against the running daemon.
 run() {
   local label=$1; shift
+  local pace=(--window "$window")
+  [ -n "$rate" ] && pace=(--rate "$rate")
   "$bench" fanout --url "$url" --server-pid "$server_pid" --subscribers "$subscribers" --senders 1 \
-    --window "$window" --acks --warmup 1 --duration "$duration" --label "$label" --quiet "$@" > "$work/out.txt"
+    "${pace[@]}" --acks --warmup 1 --duration "$duration" --label "$label" --quiet "$@" > "$work/out.txt"
   grep -v '^RESULT ' "$work/out.txt"
   grep '^RESULT ' "$work/out.txt" | sed 's/^RESULT //' >> "$results"
 }
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for round in $(seq 1 "$rounds"); do
-  start_daemon
+  start_daemon "$daemon"
   run "cpu-$round"
+  if [ -n "$baseline" ]; then start_daemon "$baseline"; run "base-cpu-$round"; fi
 done
-start_daemon MALLOC_COUNT_FILE="$work/mallocs" LD_PRELOAD="$work/malloc-count.so"
+start_daemon "$daemon" MALLOC_COUNT_FILE="$work/mallocs" LD_PRELOAD="$work/malloc-count.so"
 run heap --malloc-count "$work/mallocs"
+if [ -n "$baseline" ]; then
+  start_daemon "$baseline" MALLOC_COUNT_FILE="$work/mallocs" LD_PRELOAD="$work/malloc-count.so"
+  run base-heap --malloc-count "$work/mallocs"
+fi
 if [ "$profile" = 1 ] && perf stat -e task-clock true >/dev/null 2>&1; then
-  start_daemon
+  start_daemon "$daemon"
   ( sleep 1.5; perf record -F 2000 --call-graph dwarf,16384 -p "$server_pid" -o "$work/perf.data" -- sleep 3 \
       > "$work/perf.log" 2>&1 || true ) &
   perf_pid=$!
@@ -105,17 +120,20 @@ echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$results" <<'PY'
 import json, statistics, sys
 runs = [json.loads(line) for line in open(sys.argv[1])]
-cpu = [r for r in runs if r["label"].startswith("cpu-")]
-def med(key, rs): 
+def med(key, rs):
     values = [r[key] for r in rs if key in r]
     return statistics.median(values) if values else float("nan")
-print(f"CPU runs ({len(cpu)}): daemon CPU per action, median {med('serverCPUMicrosPerAction', cpu):.2f} µs "
-      f"(each: {', '.join(str(r['serverCPUMicrosPerAction']) for r in cpu)}); "
-      f"actions/s median {med('actionsPerSecond', cpu):.0f}; acks/s {med('acksPerSecond', cpu):.0f}; "
-      f"all ordered: {all(r['ordered'] for r in cpu)}")
-for r in runs:
-    if r["label"] == "heap":
-        print(f"heap run: {r['serverAllocationsPerAction']} allocations, {r['serverReallocationsPerAction']} reallocations, "
-              f"{r['serverFreesPerAction']} frees, {r['serverHeapBytesPerAction']} bytes per action "
-              f"({r['actionsPerSecond']:.0f} actions/s, {r['serverCPUMicrosPerAction']} µs per action with the counter)")
+for prefix, name in (("", "daemon"), ("base-", "baseline")):
+    cpu = [r for r in runs if r["label"].startswith(prefix + "cpu-")]
+    if not cpu:
+        continue
+    print(f"{name}: CPU runs ({len(cpu)}): daemon CPU per action, median {med('serverCPUMicrosPerAction', cpu):.2f} µs "
+          f"(each: {', '.join(str(r['serverCPUMicrosPerAction']) for r in cpu)}); "
+          f"actions/s median {med('actionsPerSecond', cpu):.0f}; acks/s {med('acksPerSecond', cpu):.0f}; "
+          f"all ordered: {all(r['ordered'] for r in cpu)}")
+    for r in runs:
+        if r["label"] == prefix + "heap":
+            print(f"{name}: heap run: {r['serverAllocationsPerAction']} allocations, {r['serverReallocationsPerAction']} reallocations, "
+                  f"{r['serverFreesPerAction']} frees, {r['serverHeapBytesPerAction']} bytes per action "
+                  f"({r['actionsPerSecond']:.0f} actions/s, {r['serverCPUMicrosPerAction']} µs per action with the counter)")
 PY
