@@ -72,6 +72,14 @@ static inline int rh_lws_write_pong(struct lws *wsi, unsigned char *buf, size_t 
     return lws_write(wsi, buf, len, LWS_WRITE_PONG);
 }
 
+/// Sends bytes that are already complete WebSocket frames, as they are: lws_write's raw
+/// mode (LWS_WRITE_RAW) skips framing and extensions on a ws connection and, like every
+/// write, keeps what the socket does not take on the connection's buflist. `buf` must
+/// have rh_lws_pre() writable bytes in front of it.
+static inline int rh_lws_write_frames(struct lws *wsi, unsigned char *buf, size_t len) {
+    return lws_write(wsi, buf, len, LWS_WRITE_RAW);
+}
+
 /// Sends HTTP/1 bytes (headers with the body appended, as lws_return_http_status does).
 static inline int rh_lws_write_http(struct lws *wsi, unsigned char *buf, size_t len) {
     return lws_write(wsi, buf, len, LWS_WRITE_HTTP);

@@ -88,28 +88,79 @@ extension ServerCore {
         connection.writableRequested = false
         if let result = writePongs(connection) { return result }
         if connection.echo != nil { return writeEchoes(connection) }
+        // Small messages taken from the queue wait in `held` (one, written from its own
+        // buffer) or `frameBatch` (two or more, framed together) until a larger one, the
+        // end of the queue or a full batch: then one write sends them all.
+        var held: OutboundMessage?
+        defer { frameBatch.reset() }
         while true {
             if let close = connection.closeToSend, !close.afterFlush {
+                guard flush(connection, &held) else { return -1 }
                 return closeNow(connection, code: close.code, reason: close.reason)
             }
             guard let message = handler.nextOutput(for: connection.id) else {
+                guard flush(connection, &held) else { return -1 }
                 if let close = connection.closeToSend {
                     return closeNow(connection, code: close.code, reason: close.reason)
                 }
                 return 0
             }
-            let written = rh_lws_write_text(connection.wsi, message.payloadPointer, message.count)
-            if written < 0 {
-                logger.debug("write failed; closing", metadata: ["session": connection.id.description])
-                return -1
+            if FrameBatch.takes(message) {
+                if held == nil && frameBatch.messages == 0 {
+                    held = message
+                    continue
+                }
+                if let first = held {
+                    frameBatch.append(first)
+                    held = nil
+                }
+                if frameBatch.fits(message) {
+                    frameBatch.append(message)
+                    continue
+                }
+                guard flush(connection, &held) else { return -1 }
+                if choked(connection) {
+                    // Taken already: it goes too, onto lws's buflist if the socket is full.
+                    guard write(connection, message) else { return -1 }
+                    return 0
+                }
+                held = message
+                continue
             }
-            // Is there room for more now? (one poll, no wait)
-            if lws_send_pipe_choked(connection.wsi) != 0 {
-                requestWritable(connection)
-                handler.connectionChoked(connection.id)
-                return 0
-            }
+            guard flush(connection, &held), write(connection, message) else { return -1 }
+            if choked(connection) { return 0 }
         }
+    }
+
+    /// Writes what `writable` holds back: one message as it is, or the batch of several.
+    private func flush(_ connection: Connection, _ held: inout OutboundMessage?) -> Bool {
+        if let message = held {
+            held = nil
+            return write(connection, message)
+        }
+        guard frameBatch.messages > 0 else { return true }
+        defer { frameBatch.reset() }
+        if rh_lws_write_frames(connection.wsi, frameBatch.framedPointer, frameBatch.count) < 0 {
+            logger.debug("write failed; closing", metadata: ["session": connection.id.description])
+            return false
+        }
+        return true
+    }
+
+    private func write(_ connection: Connection, _ message: OutboundMessage) -> Bool {
+        if rh_lws_write_text(connection.wsi, message.payloadPointer, message.count) < 0 {
+            logger.debug("write failed; closing", metadata: ["session": connection.id.description])
+            return false
+        }
+        return true
+    }
+
+    /// Whether the socket is full (one poll, no wait); if so, asks to be called again.
+    private func choked(_ connection: Connection) -> Bool {
+        guard lws_send_pipe_choked(connection.wsi) != 0 else { return false }
+        requestWritable(connection)
+        handler.connectionChoked(connection.id)
+        return true
     }
 
     /// Sets the close status and tells lws to close (by returning -1 from the callback).

@@ -35,6 +35,8 @@ final class ServerCore: @unchecked Sendable {
 
     // Service thread.
     var connections: [ConnectionID: Connection] = [:]
+    /// Small messages of one writable callback, framed for one write.
+    let frameBatch = FrameBatch()
     var nextConnectionNumber: UInt64 = 0
     /// HTTP requests the handler answers, by number and by wsi.
     var exchanges: [UInt64: Exchange] = [:]

@@ -31,6 +31,11 @@ final class Fanout: Workload {
         var warmup: Double
         var duration: Double
         var size: Int
+        /// Each action carries `"ref":SEQ`, so the daemon answers every one with an `ack`.
+        var acks: Bool = false
+        /// The counter file of bench/malloc-count.so loaded into the server, read when the
+        /// server's CPU is: heap allocations per action.
+        var mallocCounter: MallocCounter?
         var reactor: String
         var batch: Int
         /// Microseconds between the starts of two event-loop turns (0: none).
@@ -79,6 +84,8 @@ final class Fanout: Workload {
     private var clientCPU = 0.0
     private var serverCPUStart: Double?
     private var serverCPU: Double?
+    private var serverMallocsStart: MallocCounter.Counts?
+    private var serverMallocs: MallocCounter.Counts?
     private var machineStart = (busy: 0.0, total: 0.0)
     private var machineBusy = 0.0
 
@@ -87,6 +94,9 @@ final class Fanout: Workload {
     private var frames = 0
     private var bytes = 0
     private var senderFrames = 0
+    private var acks = 0
+    private var ackMismatches = 0
+    private var nextAck: [Int] = []
     private var actionsInWindow = 0
     private var delivery = LatencyHistogram()
     private var last = LatencyHistogram()
@@ -122,6 +132,7 @@ final class Fanout: Workload {
         lastSeq.initialize(repeating: -1, count: subscriberCount * senderCount)
         sent = Array(repeating: 0, count: senderCount)
         completed = Array(repeating: 0, count: senderCount)
+        nextAck = Array(repeating: 0, count: senderCount)
         sendTimes = .allocate(capacity: senderCount * Self.ring)
         sendTimes.initialize(repeating: 0, count: senderCount * Self.ring)
         counts = .allocate(capacity: senderCount * Self.ring)
@@ -139,7 +150,8 @@ final class Fanout: Workload {
     }
 
     /// `{"type":"action","reactor":R,"action":{"type":"set","path":"/sK","value":{"t":` + T
-    /// + `,"seq":` + N + `,"pad":"xxx…"}}}`, padded to about `size` bytes.
+    /// + `,"seq":` + N + `,"pad":"xxx…"}}` + (with acks `,"ref":N`) + `}`, padded to about
+    /// `size` bytes.
     private func buildTemplates() {
         for sender in 0..<senderCount {
             let text = #"{"type":"action","reactor":""# + settings.reactor
@@ -148,7 +160,7 @@ final class Fanout: Workload {
         }
         let fixed = prefixes[0].count + String(monotonicNanos()).count + #","seq":"#.count + 4 + #","pad":""#.count + #""}}}"#.count
         let pad = String(repeating: "x", count: max(1, settings.size - fixed))
-        suffix = Array((#","pad":""# + pad + #""}}}"#).utf8)
+        suffix = Array((#","pad":""# + pad + #""}}"#).utf8)
     }
 
     // MARK: Running
@@ -220,6 +232,7 @@ final class Fanout: Workload {
                 phase = .measuring
                 clientCPUStart = processCPUSeconds()
                 serverCPUStart = settings.server?.cpuSeconds()
+                serverMallocsStart = settings.mallocCounter?.read()
                 machineStart = machineCPUSeconds()
             }
         case .measuring:
@@ -259,6 +272,7 @@ final class Fanout: Workload {
     private func stopCPUClocks() {
         clientCPU = processCPUSeconds() - clientCPUStart
         if let start = serverCPUStart, let end = settings.server?.cpuSeconds() { serverCPU = end - start }
+        if let start = serverMallocsStart, let end = settings.mallocCounter?.read() { serverMallocs = end - start }
         machineBusy = machineCPUSeconds().busy - machineStart.busy
     }
 
@@ -292,6 +306,11 @@ final class Fanout: Workload {
         message.append(contentsOf: #","seq":"#.utf8)
         appendDecimal(seq, to: &message)
         message.append(contentsOf: suffix)
+        if settings.acks {
+            message.append(contentsOf: #","ref":"#.utf8)
+            appendDecimal(seq, to: &message)
+        }
+        message.append(UInt8(ascii: "}"))
         messageSize = message.count
         sendTimes[sender * Self.ring + seq & (Self.ring - 1)] = t
         sent[sender] = seq + 1
@@ -398,6 +417,13 @@ final class Fanout: Workload {
         switch Scan.messageType(payload, count) {
         case .snapshot:
             markReady(connection)
+        case .ack:
+            // Acks come in the order of the actions: ref = the next sequence number.
+            let sender = connection.id - subscriberCount
+            let ref = Scan.integer(after: Needles.ref, payload, from: 0, to: count)?.value
+            if ref != nextAck[sender] { ackMismatches += 1 }
+            nextAck[sender] = (ref ?? nextAck[sender]) + 1
+            if inWindow { acks += 1 }
         case .error:
             serverError(text(payload, count))
         default:
@@ -506,6 +532,9 @@ final class Fanout: Workload {
             frames: frames,
             bytes: bytes,
             senderFrames: senderFrames,
+            acksExpected: settings.acks,
+            acks: acks,
+            ackMismatches: ackMismatches,
             delivery: delivery.summary(),
             last: last.summary(),
             gaps: gaps,
@@ -521,6 +550,7 @@ final class Fanout: Workload {
             skipped: skipped,
             clientCPU: clientCPU,
             serverCPU: serverCPU,
+            serverMallocs: serverMallocs,
             machineCPU: machineBusy,
             aborted: aborted
         )

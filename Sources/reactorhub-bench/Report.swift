@@ -49,6 +49,12 @@ struct FanoutReport {
     var frames: Int
     var bytes: Int
     var senderFrames: Int
+    /// The actions asked for acks (`--acks`).
+    var acksExpected: Bool
+    /// Acks the senders read during the measurement.
+    var acks: Int
+    /// Acks whose ref was not the next one a sender waited for.
+    var ackMismatches: Int
     var delivery: LatencySummary
     var last: LatencySummary
     var gaps: Int
@@ -64,6 +70,8 @@ struct FanoutReport {
     var skipped: Int
     var clientCPU: Double
     var serverCPU: Double?
+    /// The server's heap calls during the measurement (bench/malloc-count.so).
+    var serverMallocs: MallocCounter.Counts?
     /// Busy CPU seconds of the whole machine (all cores) during the measurement.
     var machineCPU: Double
     var aborted: String?
@@ -80,7 +88,7 @@ struct FanoutReport {
 
     var ordered: Bool {
         gaps == 0 && reorders == 0 && lost == 0 && incomplete == 0 && closed == 0 && aborted == nil
-            && timestampMismatches == 0 && serverErrors == 0
+            && timestampMismatches == 0 && serverErrors == 0 && ackMismatches == 0
     }
 
     private var paceText: String {
@@ -112,15 +120,21 @@ struct FanoutReport {
         lines.append("  actions sent       \(fmt(rate(actions))) /s")
         lines.append("  updates applied    \(fmt(rate(updates))) /s (one version reaching one subscriber)")
         lines.append("  frames delivered   \(fmt(rate(frames))) /s to subscribers (+\(fmt(rate(senderFrames))) /s to senders), \(fmt(rate(bytes) / 1e6, 2)) MB/s, \(fmt(frames > 0 ? Double(updates) / Double(frames) : 0, 2)) updates/frame")
+        if acksExpected { lines.append("  acks read          \(fmt(rate(acks))) /s (\(ackMismatches) out of order)") }
         lines.append("  latency, send to each subscriber:  \(delivery.text)")
         lines.append("  latency, send to last subscriber:  \(last.text)")
         var cpu = "  CPU: client \(fmt(clientCPU, 2)) s (\(fmt(seconds > 0 ? clientCPU / seconds * 100 : 0)) % of a core)"
         if let serverCPU {
             cpu += ", server \(fmt(serverCPU, 2)) s (\(fmt(seconds > 0 ? serverCPU / seconds * 100 : 0)) %), "
-            cpu += "\(fmt(frames + senderFrames > 0 ? serverCPU * 1e6 / Double(frames + senderFrames) : 0, 2)) µs server CPU per frame"
+            cpu += "\(fmt(frames + senderFrames > 0 ? serverCPU * 1e6 / Double(frames + senderFrames) : 0, 2)) µs server CPU per frame, "
+            cpu += "\(fmt(actions > 0 ? serverCPU * 1e6 / Double(actions) : 0, 2)) µs per action"
         }
         cpu += "; rest of the machine \(fmt(otherCPU, 2)) s (\(fmt(seconds > 0 ? otherCPU / seconds * 100 : 0)) % of a core)"
         lines.append(cpu)
+        if let serverMallocs, actions > 0 {
+            let perAction = { (count: UInt64) in fmt(Double(count) / Double(actions), 2) }
+            lines.append("  server heap per action: \(perAction(serverMallocs.allocations)) allocations, \(perAction(serverMallocs.reallocations)) reallocations, \(perAction(serverMallocs.frees)) frees, \(perAction(serverMallocs.bytes)) bytes")
+        }
         lines.append("  check: \(ordered ? "every subscriber saw every version in order" : "PROBLEMS") (gaps \(gaps), reorders \(reorders), lost \(lost), resync snapshots \(resyncs), incomplete \(incomplete), server errors \(serverErrors), closed \(closed), timestamp mismatches \(timestampMismatches), skipped sends \(skipped))")
         if let firstServerError { lines.append("  first server error: \(firstServerError)") }
         if let firstClose { lines.append("  first close: \(firstClose)") }
@@ -143,7 +157,17 @@ struct FanoutReport {
             "\"ordered\":\(ordered)",
             "\"clientCPUSeconds\":\(fmt(clientCPU, 3))",
         ]
-        if let serverCPU { fields.append("\"serverCPUSeconds\":\(fmt(serverCPU, 3))") }
+        if let serverCPU {
+            fields.append("\"serverCPUSeconds\":\(fmt(serverCPU, 3))")
+            fields.append("\"serverCPUMicrosPerAction\":\(fmt(actions > 0 ? serverCPU * 1e6 / Double(actions) : 0, 3))")
+        }
+        if acksExpected { fields.append("\"acksPerSecond\":\(fmt(rate(acks)))"); fields.append("\"ackMismatches\":\(ackMismatches)") }
+        if let serverMallocs, actions > 0 {
+            fields.append("\"serverAllocationsPerAction\":\(fmt(Double(serverMallocs.allocations) / Double(actions), 3))")
+            fields.append("\"serverReallocationsPerAction\":\(fmt(Double(serverMallocs.reallocations) / Double(actions), 3))")
+            fields.append("\"serverFreesPerAction\":\(fmt(Double(serverMallocs.frees) / Double(actions), 3))")
+            fields.append("\"serverHeapBytesPerAction\":\(fmt(Double(serverMallocs.bytes) / Double(actions), 1))")
+        }
         fields.append("\"otherCPUSeconds\":\(fmt(otherCPU, 3))")
         if !tries.isEmpty { fields.append("\"tries\":[" + tries.joined(separator: ",") + "]") }
         if let firstServerError { fields.append("\"firstServerError\":\(jsonString(firstServerError))") }

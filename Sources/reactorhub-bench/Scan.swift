@@ -32,6 +32,7 @@ enum Needles {
     static let seq = Needle(#""seq":"#)
     static let objectWithT = Needle(#"{"t":"#)
     static let code = Needle(#""code":"#)
+    static let ref = Needle(#""ref":"#)
 }
 
 /// The kind of a server message, from its first bytes.

@@ -30,6 +30,11 @@ fanout / raw options:
   --duration SECONDS  measured time (default 5)
   --size BYTES        size of an action message, reached by padding (default 100; the
                       envelope and timestamp alone take ~125 bytes, then the pad is 1)
+  --acks              every action carries "ref":SEQ, so the daemon acks each one; the
+                      senders check that the acks come in order
+  --malloc-count FILE the counter file of bench/malloc-count.so, preloaded into the server
+                      (MALLOC_COUNT_FILE=FILE LD_PRELOAD=…/malloc-count.so): its heap calls
+                      per action during the measurement
   --reactor KIND/ID   reactor (default doc/bN…: a fresh one for each run)
   --turn-pause-us US  least time between two event-loop turns (default 250 with --window,
                       0 with --rate): frames gather in the sockets so that one read takes
@@ -76,7 +81,7 @@ struct Arguments {
 
     init(_ arguments: [String]) throws(UsageError) {
         var index = 0
-        let flagNames: Set<String> = ["--quiet", "--help", "-h", "--timeline", "--token-header"]
+        let flagNames: Set<String> = ["--quiet", "--help", "-h", "--timeline", "--token-header", "--acks"]
         while index < arguments.count {
             let argument = arguments[index]
             if flagNames.contains(argument) {
@@ -121,7 +126,7 @@ struct UsageError: Error {
 let known: Set<String> = [
     "--url", "--sender-url", "--protocol", "--subprotocol", "--server-pid", "--batch", "--label", "--subscribers", "--senders",
     "--window", "--rate", "--warmup", "--duration", "--size", "--reactor", "--connections", "--reactors", "--hold", "--turn-pause-us", "--repeat",
-    "--token", "--token-file",
+    "--token", "--token-file", "--malloc-count",
 ]
 
 func main() -> Int32 {
@@ -243,6 +248,8 @@ func main() -> Int32 {
                     warmup: try arguments.double("--warmup", 1),
                     duration: try arguments.double("--duration", 5),
                     size: try arguments.int("--size", 100),
+                    acks: arguments.flags.contains("--acks"),
+                    mallocCounter: arguments.values["--malloc-count"].map { MallocCounter(path: $0) },
                     reactor: sweeping ? "\(baseReactor)-\(attempt)" : baseReactor,
                     batch: batch,
                     turnPauseMicros: try arguments.int("--turn-pause-us", defaultPause, minimum: 0),

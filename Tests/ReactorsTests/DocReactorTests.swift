@@ -80,4 +80,32 @@ struct DocReactorTests {
         let decoded = try JSONValueDecoder().decode(DocReactor.State.self, from: json)
         #expect(decoded.document == state.document)
     }
+
+    func text(_ value: JSONValue) -> String {
+        var writer = JSONWriter()
+        writer.writeValue(value)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    func json(_ value: any Encodable) throws -> JSONValue {
+        try JSONValueEncoder().encode(value)
+    }
+
+    @Test func jsonValueAndPulseRecordsAgreeWithEncodingUnderARecorder() throws {
+        var state = DocReactor.State(document: object(#"{"event":1,"b":[1,2.5,"x"],"a":{"n":null}}"#))
+        for round in 0..<2 {
+            let recorder = PulseRecorder()
+            var encoder = JSONValueEncoder()
+            encoder.userInfo[PulseRecorder.userInfoKey] = recorder
+            let encoded = try encoder.encode(state)
+            #expect(text(encoded) == text(state.jsonValue))
+            let recorded = recorder.records
+            let listed = state.pulseRecords
+            #expect(recorded.map(\.name) == listed.map(\.name))
+            #expect(recorded.map(\.updateCount) == listed.map(\.updateCount))
+            #expect(listed.map(\.updateCount) == [UInt(round)])
+            #expect(try recorded.map { text(try json($0.value)) } == listed.map { text(try json($0.value)) })
+            state.event = DocEvent(name: "cursor", value: .int(round))
+        }
+    }
 }

@@ -26,6 +26,11 @@ enum StateEncoding {
     }
 
     static func encode<State: Encodable>(_ state: State) throws -> Encoded {
+        if let json = state as? any JSONValueRepresentable, let listing = state as? any PulseListing {
+            // The state's JSON is at hand (the doc kind): no encoder, no copy of the document.
+            let pulses = listing.pulseRecords.map { Pulse(name: $0.name, updateCount: $0.updateCount, raw: $0.value) }
+            return Encoded(state: json.jsonValue, pulses: pulses)
+        }
         let recorder = PulseRecorder()
         var encoder = JSONValueEncoder()
         encoder.userInfo[PulseRecorder.userInfoKey] = recorder

@@ -21,28 +21,35 @@ public final class MemoryStateStore: StateStore {
     public init() {}
 
     public func record(_ change: StoredChange) {
+        // One lookup: the entry is taken out of its slot, changed while uniquely held (no
+        // copy of the patch list per change), and put back.
         entries.withLock { entries in
-            if entries[change.address]?.instance.epoch != change.epoch {
-                entries[change.address] = Entry(
-                    instance: StoredInstance(epoch: change.epoch, version: change.version, state: change.state, patches: [])
-                )
-            }
-            // Mutated in place (no copy of the patch list per change); the list may grow to
-            // twice what is kept before it is trimmed, so trimming costs O(1) per change.
-            entries[change.address]!.instance.version = change.version
-            entries[change.address]!.instance.state = change.state
-            entries[change.address]!.keepPatches = change.keepPatches
-            entries[change.address]!.keepBytes = change.keepBytes
-            guard let patch = change.patch, change.keepPatches > 0 else { return }
-            entries[change.address]!.instance.patches.append(patch)
-            entries[change.address]!.patchBytes += patch.frame.count
-            let entry = entries[change.address]!
+            Self.apply(change, to: &entries[change.address])
+        }
+    }
+
+    private static func apply(_ change: StoredChange, to slot: inout Entry?) {
+        var entry: Entry
+        if let current = slot.take(), current.instance.epoch == change.epoch {
+            entry = current
+        } else {
+            entry = Entry(instance: StoredInstance(epoch: change.epoch, version: change.version, state: change.state, patches: []))
+        }
+        entry.instance.version = change.version
+        entry.instance.state = change.state
+        entry.keepPatches = change.keepPatches
+        entry.keepBytes = change.keepBytes
+        if let patch = change.patch, change.keepPatches > 0 {
+            // The list may grow to twice what is kept before it is trimmed, so trimming
+            // costs O(1) per change.
+            entry.instance.patches.append(patch)
+            entry.patchBytes += patch.frame.count
             if entry.instance.patches.count >= 2 * change.keepPatches || entry.patchBytes / 2 > change.keepBytes {
-                let kept = entry.instance.patches.newest(count: change.keepPatches, bytes: change.keepBytes)
-                entries[change.address]!.instance.patches = kept
-                entries[change.address]!.patchBytes = kept.reduce(0) { $0 + $1.frame.count }
+                entry.instance.patches = entry.instance.patches.newest(count: change.keepPatches, bytes: change.keepBytes)
+                entry.patchBytes = entry.instance.patches.reduce(0) { $0 + $1.frame.count }
             }
         }
+        slot = entry
     }
 
     public func load(_ address: ReactorAddress) throws -> StoredInstance? {

@@ -91,6 +91,17 @@ public final class DocReactor: Reactor {
     }
 }
 
+/// The state's JSON is its document, held already: publishing a change encodes nothing.
+/// Agrees with `encode(to:)`, which writes the pulse first (nothing, under a recorder) and
+/// then the document's members in order.
+extension DocReactor.State: JSONValueRepresentable, PulseListing {
+    public var jsonValue: JSONValue { .object(document) }
+
+    public var pulseRecords: [PulseRecorder.Record] {
+        [(name: "event", updateCount: _event.valueUpdatedCount, value: event)]
+    }
+}
+
 /// The value of the doc kind's `event` pulse.
 public struct DocEvent: Codable, Sendable, Equatable {
     public var name: String

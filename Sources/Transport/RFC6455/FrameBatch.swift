@@ -1,0 +1,86 @@
+internal import CLibWebSockets
+
+/// Several small outbound messages framed into one buffer, so that a connection with a
+/// queue of them is written with one `send()` instead of one per message.
+///
+/// Each message becomes a complete, unmasked RFC 6455 text frame (FIN, opcode 1, the
+/// shortest length encoding), exactly what libwebsockets writes for `LWS_WRITE_TEXT`
+/// without extensions (the server negotiates none); the buffer is then written as it is.
+/// One batch serves every connection of the service thread in turn: libwebsockets copies
+/// whatever the socket does not take, so the buffer is free again once a write returns.
+///
+/// Safety of `@unchecked Sendable`: used only on the service thread (ServerCore).
+final class FrameBatch: @unchecked Sendable {
+    /// Messages larger than this are written alone, from their own buffer.
+    static let messageLimit = 2048
+    /// Payload and headers held at most.
+    let capacity: Int
+    /// Bytes framed so far (after the headroom).
+    private(set) var count = 0
+    /// Messages framed so far.
+    private(set) var messages = 0
+    private let storage: UnsafeMutablePointer<UInt8>
+
+    init(capacity: Int = 16384) {
+        self.capacity = capacity
+        storage = .allocate(capacity: OutboundMessage.headroom + capacity)
+    }
+
+    deinit {
+        storage.deallocate()
+    }
+
+    /// Whether `message` is one a batch takes at all.
+    static func takes(_ message: OutboundMessage) -> Bool {
+        message.count <= messageLimit
+    }
+
+    /// Whether `message`, framed, still fits.
+    func fits(_ message: OutboundMessage) -> Bool {
+        count + Self.headerSize(message.count) + message.count <= capacity
+    }
+
+    /// Frames `message` after the others; it must fit.
+    func append(_ message: OutboundMessage) {
+        precondition(fits(message))
+        var at = storage + OutboundMessage.headroom + count
+        let length = message.count
+        at[0] = 0x81
+        if length < 126 {
+            at[1] = UInt8(length)
+            at += 2
+        } else if length <= 0xFFFF {
+            at[1] = 126
+            at[2] = UInt8(length >> 8)
+            at[3] = UInt8(length & 0xFF)
+            at += 4
+        } else {
+            at[1] = 127
+            for index in 0..<8 {
+                at[2 + index] = UInt8((length >> (8 * (7 - index))) & 0xFF)
+            }
+            at += 10
+        }
+        message.withBytes { bytes in
+            if let base = bytes.baseAddress { at.update(from: base.assumingMemoryBound(to: UInt8.self), count: length) }
+        }
+        count = at + length - (storage + OutboundMessage.headroom)
+        messages += 1
+    }
+
+    /// The framed bytes, with `OutboundMessage.headroom` writable bytes in front.
+    var framedPointer: UnsafeMutablePointer<UInt8> { storage + OutboundMessage.headroom }
+
+    /// The framed bytes (tests).
+    var framed: [UInt8] { Array(UnsafeBufferPointer(start: framedPointer, count: count)) }
+
+    /// Empties the batch.
+    func reset() {
+        count = 0
+        messages = 0
+    }
+
+    static func headerSize(_ length: Int) -> Int {
+        length < 126 ? 2 : length <= 0xFFFF ? 4 : 10
+    }
+}
