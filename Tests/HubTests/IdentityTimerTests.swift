@@ -47,17 +47,20 @@ struct IdentityTimerTests {
     }
 
     @Test func theAuthTimeoutStillClosesAndARefreshedConnectionIsNotClosedByItsOldTimer() async throws {
-        // Room for the sign-in to arrive first on a busy machine (or under the thread sanitizer).
-        let policy = try policy(timeout: .seconds(3))
+        // The signed-in connection opens first, so its old timer would fire before the
+        // waiting one's: once the waiting one is closed, the signed-in one has outlived it.
+        // The timeout leaves room for the sign-in on a busy machine (3 s was not enough
+        // beside the thread sanitizer's build).
+        let policy = try policy(timeout: .seconds(10))
         let token = try TokenMinter(secret: secret).mint(subject: "bob", read: [], act: [], ttl: .seconds(3600), now: Date())
         try await withHub(configure: { $0.auth = policy }) { _, server in
-            let waiting = try await server.rawClient()
             let signedIn = try await server.rawClient()
-            _ = try await waiting.receive()
             _ = try await signedIn.receive()
             signedIn.send(#"{"type":"auth","token":"\#(token)","ref":1}"#)
             #expect(try await signedIn.receive().hasPrefix(#"{"type":"authed""#))
-            let closed = try await waiting.receiveClose(timeout: .seconds(20))
+            let waiting = try await server.rawClient()
+            _ = try await waiting.receive()
+            let closed = try await waiting.receiveClose(timeout: .seconds(40))
             #expect(closed.code == .policyViolation && closed.reason == "authentication timeout")
             signedIn.send(#"{"type":"ping","ref":2}"#)
             #expect(try await signedIn.receive() == #"{"type":"pong","ref":2}"#)
