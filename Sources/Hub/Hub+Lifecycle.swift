@@ -1,4 +1,5 @@
 public import Lifecycle
+import Locking
 import Logging
 import Transport
 
@@ -25,24 +26,20 @@ extension Hub: Service {
             state.draining = true
             return state.slots.values.compactMap(\.instance)
         }
+        load.draining.store(true, ordering: .relaxed)
         transport.stopAccepting()
-        let settled = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await withTaskGroup(of: Void.self) { idle in
-                    for instance in instances {
-                        idle.addTask { await instance.waitUntilIdle() }
-                    }
+        // Not a task group: it would wait for its children, and an instance with a backlog
+        // of actions is not idle for a long time; the grace must bound the wait.
+        let idle = Latch()
+        Task {
+            await withTaskGroup(of: Void.self) { group in
+                for instance in instances {
+                    group.addTask { await instance.waitUntilIdle() }
                 }
-                return true
             }
-            group.addTask {
-                try? await Task.sleep(for: grace)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
+            idle.open()
         }
+        let settled = await idle.wait(timeout: grace)
         if !settled {
             logger.warning("shutdown grace elapsed with effects still running")
         }

@@ -22,6 +22,15 @@ extension ReactorInstance {
             context.metrics.errors.increment("invalid_action")
             let error = ServerMessage.error(ProtocolError(.invalidAction, refusal.message), ref: ref)
             deliver([.reply(error)], to: .one(output), requiredVersion: published.version)
+        case .withdrawn:
+            // Its connection is gone (the reply goes nowhere), or the hub drains.
+            context.metrics.action(address.kind, "refused")
+            guard ref != nil else { return }
+            context.metrics.errors.increment("overloaded")
+            let error = ServerMessage.error(
+                ProtocolError(.overloaded, "the server is shutting down and takes no new actions; retry on another server or later"), ref: ref
+            )
+            deliver([.reply(error)], to: .one(output), requiredVersion: published.version)
         case .failed(let message):
             context.metrics.action(address.kind, "refused")
             context.metrics.errors.increment("internal")
