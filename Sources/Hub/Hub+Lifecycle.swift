@@ -5,7 +5,8 @@ import Transport
 
 /// The hub as a service: it runs until asked to stop, then drains (CONFIG.md "SIGINT and
 /// SIGTERM"): stop accepting, let running effects finish (at most the grace), answer new
-/// actions with `overloaded`, and make everything durable. Closing the connections is the
+/// actions, and those still waiting in instances, with `overloaded`, and make everything
+/// durable. Closing the connections is the
 /// transport's own shutdown, which runs after the hub's (`ServiceGroup` order).
 extension Hub: Service {
     public var name: String { "hub" }
@@ -20,7 +21,7 @@ extension Hub: Service {
     }
 
     /// Stops accepting, lets running effects finish (at most `grace`), answers new actions
-    /// with `overloaded`, and flushes the store.
+    /// and waiting ones with `overloaded`, and flushes the store.
     public func drain(grace: Duration) async {
         let instances = state.withLock { state -> [any HubInstance] in
             state.draining = true
