@@ -599,12 +599,13 @@ def _flood_child(spec: FloodSpec, pipe) -> None:
 
 
 class Flood:
-    """A `FloodSpec` run in a forked process (its sockets and its CPU are its own, so the
-    test process measures latency without sharing a GIL with the load)."""
+    """A `FloodSpec` run in a process of its own (its sockets and its CPU are its own, so
+    the test process measures latency without sharing a GIL with the load). `spawn` for a
+    parent that runs threads (a fork copies their locks in whatever state they are)."""
 
-    def __init__(self, spec: FloodSpec):
+    def __init__(self, spec: FloodSpec, start_method: str = "fork"):
         import multiprocessing
-        context = multiprocessing.get_context("fork")
+        context = multiprocessing.get_context(start_method)
         self.spec = spec
         self._pipe, child = context.Pipe()
         self.process = context.Process(target=_flood_child, args=(spec, child), daemon=True)

@@ -28,7 +28,7 @@ ATTACKER_RCVBUF = 4096
 # limit (1 MiB: 1013 past 4 MiB) the close may or may not come; at 256 KiB it must (past
 # 1 MiB).
 QUEUE_BYTES = 256 * 1024
-ATTACK_CPU_BOUND = 20.0
+ATTACK_CPU_BOUND = 5.0
 
 
 def ping_round(pinger, first_ref, count, timeout=120):
@@ -118,9 +118,9 @@ def test_a_client_that_stops_reading_does_not_stall_the_others(daemon_factory):
     assert code == 1013, figures
     assert seen == 1013 or "104" in (attacker.error or ""), figures
     # The attack costs the daemon work in proportion to it (each reply queued once, the
-    # policy O(1) per message): ~2 CPU seconds here, debug build. Without that (a shed
-    # that scanned the whole backlog at every reply) it took tens of seconds, and the
-    # other clients waited behind it.
+    # policy O(1) per message): 0.3 CPU seconds here (debug build). Before the Hub core
+    # (a shed that scanned the whole backlog at every reply, on the service thread) 12.7 s,
+    # with the other clients' pings waiting up to 5 s behind it.
     assert attack_cpu < ATTACK_CPU_BOUND, figures
 
 
