@@ -83,7 +83,8 @@ struct HubValueTests {
     /// Frames dropped for the byte bound do not stay in memory: at most as many as those
     /// held (a 60 KB value replaced 256 times kept every frame before).
     @Test func historyStoresWithinTwiceItsBounds() {
-        let size = PatchFrameFactory.make(1, "[\"\(String(repeating: "x", count: 1000))\"]").message.count
+        // the size of the last ten frames (versions 291...300: as many digits each)
+        let size = PatchFrameFactory.make(300, "[\"\(String(repeating: "x", count: 1000))\"]").message.count
         var history = PatchHistory(capacity: 256, maxBytes: 10 * size)
         for version in 1...300 {
             history.append(PatchFrameFactory.make(version, "[\"\(String(repeating: "x", count: 1000))\"]"))

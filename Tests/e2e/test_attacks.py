@@ -12,7 +12,7 @@ import re
 import socket
 import time
 
-from conftest import base_config, supported, wait_for
+from conftest import base_config, supported
 from load_tools import RawClient, client_frame, cpu_seconds, percentile, wait_readable
 from sync_harness import write_report
 
@@ -49,10 +49,15 @@ def ping_round(pinger, first_ref, count, timeout=120):
     return rtts, order
 
 
+def this_run_log(daemon):
+    """The daemon's log since it started (the file is appended to by every run)."""
+    text = daemon.log_path.read_text(errors="replace")
+    return text[text.rfind("reactorhub started"):]
+
+
 def logged_close(daemon, session):
     """The close code the daemon logged for `session`, or None."""
-    text = daemon.log_path.read_text(errors="replace")
-    found = re.findall(rf"connection closed code=(\d+) .*session={session}\b", text[text.rfind("reactorhub started"):])
+    found = re.findall(rf"connection closed code=(\d+) .*session={session}\b", this_run_log(daemon))
     return int(found[-1]) if found else None
 
 
@@ -85,19 +90,27 @@ def test_a_client_that_stops_reading_does_not_stall_the_others(daemon_factory):
     # The other client's pings were all answered, in the order sent.
     assert order == list(range(1001, 1101))
 
-    # The attacker is closed with 1013 (the daemon says so). It sees the close frame after
-    # what was written to it, once it reads; or, if it was still sending when the daemon
-    # closed, a reset (TCP discards what it had not read). Its window is raised first: with
-    # 4 KB the backlog would take minutes to arrive.
+    # The attacker is closed with 1013 (the daemon says so), while it still reads nothing:
+    # the daemon may not have worked off the whole attack yet (what was sent can wait in
+    # its socket on a loaded machine), and an attacker that read now would drain the
+    # replies and never pass the bound. Its socket full, the close frame finds no room and
+    # the daemon drops the socket (within 5 s).
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and logged_close(daemon, session) is None:
+        pinger.pump()   # answers the daemon's keepalive pings meanwhile
+        wait_readable([pinger], 0.1)
+    code = logged_close(daemon, session)
+    # Then it reads: it sees the close frame after what was written to it, or a reset (the
+    # daemon closed a socket with input unread, or dropped it: TCP discards what the
+    # attacker had not read). Its window is raised first: with 4 KB the backlog would take
+    # minutes to arrive.
     attacker.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
-    deadline = time.monotonic() + 300
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not (attacker.eof or attacker.parser.close_code):
         attacker.pump()
-        pinger.pump()   # answers the daemon's keepalive pings meanwhile
+        pinger.pump()
         wait_readable([attacker, pinger], 0.05)
-    seen = attacker.parser.close_code
-    wait_for(lambda: logged_close(daemon, session) is not None, timeout=60)
-    code = logged_close(daemon, session)
+    seen = attacker.parser.close_code or attacker.error or ("end of stream" if attacker.eof else "still open")
     attack_cpu = cpu_seconds(pid) - cpu_before
 
     try:
@@ -106,7 +119,8 @@ def test_a_client_that_stops_reading_does_not_stall_the_others(daemon_factory):
         after, order = [float("nan")], f"the pings after the attack failed: {error}"
     figures = {
         "attackMessages": ATTACK_MESSAGES, "attackerRcvbuf": ATTACKER_RCVBUF, "outboundQueueBytes": QUEUE_BYTES,
-        "attackerFramesRead": attacker.parser.frames, "attackerClose": code, "attackerSaw": seen or attacker.error,
+        "attackerFramesRead": attacker.parser.frames, "attackerClose": code, "attackerSaw": seen,
+        "closeFrameDropped": "no room for the close frame" in this_run_log(daemon),
         "daemonCpuSecondsForAttack": round(attack_cpu, 2),
         **{f"pingP{p}{phase}Ms": round(1000 * percentile(values, p), 1)
            for phase, values in (("Before", idle), ("During", during), ("After", after)) for p in (50, 99)},
@@ -116,7 +130,8 @@ def test_a_client_that_stops_reading_does_not_stall_the_others(daemon_factory):
     print(figures)
     assert order == list(range(5001, 5101)), order
     assert code == 1013, figures
-    assert seen == 1013 or "104" in (attacker.error or ""), figures
+    # the close frame, or the end of the stream (a reset, or the socket dropped)
+    assert seen == 1013 or attacker.eof, figures
     # The attack costs the daemon work in proportion to it (each reply queued once, the
     # policy O(1) per message): 0.3 CPU seconds here (debug build). Before the Hub core
     # (a shed that scanned the whole backlog at every reply, on the service thread) 12.7 s,
