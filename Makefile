@@ -5,8 +5,11 @@
 #                      DESTDIR is honoured, BINARY=path installs that build instead
 #   make uninstall     remove what make install put under PREFIX
 #   make config-table  regenerate README.md's configuration table from the schema
+#   make soak          churn, slow readers and every attack at once against the release
+#                      build for SOAK_SECONDS (default 600), then memory, descriptors, CPU
+#                      and convergence checked (BENCHMARKS.md, "Soak"); not part of make test
 .PHONY: run test build release swift-test tsan-test e2e-test js-test browser-test bench clean \
-	install uninstall config-table
+	install uninstall config-table soak
 
 SWIFT ?= swift
 PREFIX ?= /usr/local
@@ -41,6 +44,14 @@ swift-test:
 bench:
 	@scripts/ensure-deps.sh bench
 	scripts/bench.sh
+
+# SOAK_SECONDS=120 for a short run; SOAK_BINARY=path soaks another build.
+SOAK_SECONDS ?= 600
+SOAK_BINARY ?=
+soak: $(if $(SOAK_BINARY),,release)
+	@scripts/ensure-deps.sh test
+	REACTORHUB_BINARY="$(abspath $(or $(SOAK_BINARY),.build/release/reactorhub))" \
+		python3 scripts/soak.py --duration $(SOAK_SECONDS)
 
 # PREFIX/bin/reactorhub finds its demo page and data in PREFIX/share/reactorhub/
 # (../share/reactorhub next to the executable); the unit's paths follow PREFIX.
