@@ -11,7 +11,10 @@
 #   make api           regenerate docs/api.md, the public API listing
 #   make conformance   Autobahn|Testsuite sections 1-10 against the echo path; writes
 #                      docs/conformance-autobahn.txt (installs wstest into .build/autobahn)
-.PHONY: run test build release swift-test bench fuzz clean install uninstall config-table api conformance
+#   make soak          churn, slow readers and every attack at once against the release
+#                      build for SOAK_SECONDS (default 600), then memory, descriptors, CPU
+#                      and convergence checked (BENCHMARKS.md, "Soak"); not part of make test
+.PHONY: run test build release swift-test bench fuzz clean install uninstall config-table api conformance soak
 
 SWIFT ?= swift
 FUZZ_SECONDS ?= 300
@@ -55,6 +58,14 @@ bench:
 conformance:
 	@scripts/ensure-deps.sh run
 	scripts/conformance.sh
+
+# SOAK_SECONDS=120 for a short run; SOAK_BINARY=path soaks another build.
+SOAK_SECONDS ?= 600
+SOAK_BINARY ?=
+soak: $(if $(SOAK_BINARY),,release)
+	@scripts/ensure-deps.sh test
+	REACTORHUB_BINARY="$(abspath $(or $(SOAK_BINARY),.build/release/reactorhub))" \
+		python3 scripts/soak.py --duration $(SOAK_SECONDS)
 
 # PREFIX/bin/reactorhub finds its demo page and data in PREFIX/share/reactorhub/
 # (../share/reactorhub next to the executable); the unit's paths follow PREFIX.

@@ -1,10 +1,12 @@
 public import Lifecycle
+import Locking
 import Logging
 import Transport
 
 /// The hub as a service: it runs until asked to stop, then drains (CONFIG.md "SIGINT and
 /// SIGTERM"): stop accepting, let running effects finish (at most the grace), answer new
-/// actions with `overloaded`, and make everything durable. Closing the connections is the
+/// actions, and those still waiting in instances, with `overloaded`, and make everything
+/// durable. Closing the connections is the
 /// transport's own shutdown, which runs after the hub's (`ServiceGroup` order).
 extension Hub: Service {
     public var name: String { "hub" }
@@ -19,30 +21,26 @@ extension Hub: Service {
     }
 
     /// Stops accepting, lets running effects finish (at most `grace`), answers new actions
-    /// with `overloaded`, and flushes the store.
+    /// and waiting ones with `overloaded`, and flushes the store.
     public func drain(grace: Duration) async {
         let instances = state.withLock { state -> [any HubInstance] in
             state.draining = true
             return state.slots.values.compactMap(\.instance)
         }
+        load.draining.store(true, ordering: .relaxed)
         transport.stopAccepting()
-        let settled = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await withTaskGroup(of: Void.self) { idle in
-                    for instance in instances {
-                        idle.addTask { await instance.waitUntilIdle() }
-                    }
+        // Not a task group: it would wait for its children, and an instance with a backlog
+        // of actions is not idle for a long time; the grace must bound the wait.
+        let idle = Latch()
+        Task {
+            await withTaskGroup(of: Void.self) { group in
+                for instance in instances {
+                    group.addTask { await instance.waitUntilIdle() }
                 }
-                return true
             }
-            group.addTask {
-                try? await Task.sleep(for: grace)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
+            idle.open()
         }
+        let settled = await idle.wait(timeout: grace)
         if !settled {
             logger.warning("shutdown grace elapsed with effects still running")
         }

@@ -89,6 +89,8 @@ public final class TestStore<R: Reactor>: Sendable where R.State: Equatable {
             Issue.record("\(step) was refused: \(refusal.message)", sourceLocation: sourceLocation)
         case .failed(let message)?:
             Issue.record("\(step) failed: \(message)", sourceLocation: sourceLocation)
+        case .withdrawn?:
+            Issue.record("\(step) was withdrawn", sourceLocation: sourceLocation)
         case nil:
             Issue.record("\(step) was not processed within \(timeout)", sourceLocation: sourceLocation)
         }

@@ -45,8 +45,9 @@ public protocol TransportHandler: AnyObject, Sendable {
     func connectionOpened(_ connection: ConnectionInfo)
     /// A whole text message arrived (fragments reassembled; valid UTF-8).
     func connection(_ id: ConnectionID, received message: [UInt8])
-    /// The connection is gone; `code` is the close status sent or received, 1006 when
-    /// the peer vanished without a close frame. Nothing more is pulled for it.
+    /// The connection is gone; `code` is the close status sent or received, the one the
+    /// server decided on when its close frame could not be written, 1006 when the peer
+    /// vanished without a close frame. Nothing more is pulled for it.
     func connectionClosed(_ id: ConnectionID, code: CloseCode, reason: String)
     /// The connection can take more: the next message to write, or nil when nothing waits.
     func nextOutput(for id: ConnectionID) -> OutboundMessage?

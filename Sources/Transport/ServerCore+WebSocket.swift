@@ -180,13 +180,20 @@ extension ServerCore {
         socketClosing(connection.fd)
         let remaining = connectionCount.subtract(1, ordering: .relaxed).newValue
         let failure = connection.frames.failure.map { (code: $0.code, reason: $0.reason) }
-        let (code, reason) = connection.sentClose ?? failure ?? connection.peerClose ?? (.abnormal, "connection lost")
+        let (code, reason) = connection.sentClose ?? failure ?? connection.peerClose ?? Self.droppedClose(connection.pendingClose)
         if connection.echo == nil {
             handler.connectionClosed(connection.id, code: code, reason: reason)
         }
         if remaining == 0 && refusingConnections.load(ordering: .relaxed) {
             allClosed.open()
         }
+    }
+
+    /// The status of a connection that ended without a close frame either way: the close
+    /// the server had decided on, when its frame found no room in time; else 1006.
+    static func droppedClose(_ pending: Connection.PendingClose?) -> (CloseCode, String) {
+        guard let pending, !pending.afterFlush else { return (.abnormal, "connection lost") }
+        return (pending.code, "\(pending.reason) (dropped: no room for the close frame)")
     }
 
     func header(_ wsi: OpaquePointer, _ token: Int32) -> String? {

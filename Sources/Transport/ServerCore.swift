@@ -252,9 +252,17 @@ final class ServerCore: @unchecked Sendable {
         }
     }
 
+    /// Closes `connection` from its next writable callback. A close that drops the output
+    /// (1013 and the other policy closes) still waits for room for its close frame; a peer
+    /// that reads nothing would give it none, and keep its socket and backlog until the
+    /// keepalive gave up (`keepalive.timeoutSeconds`). So lws drops the socket when no
+    /// room came within `closeFrameTimeoutSeconds`.
     func scheduleClose(_ connection: Connection, code: CloseCode, reason: String, afterFlush: Bool) {
         if let existing = connection.pendingClose, !existing.afterFlush { return }
         connection.pendingClose = .init(code: code, reason: reason, afterFlush: afterFlush)
+        if !afterFlush {
+            lws_set_timeout(connection.wsi, PENDING_TIMEOUT_CLOSE_SEND, Int32(clamping: configuration.closeFrameTimeoutSeconds))
+        }
         requestWritable(connection)
     }
 

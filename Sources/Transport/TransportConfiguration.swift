@@ -36,6 +36,9 @@ public struct TransportConfiguration: Sendable, Equatable {
     /// At shutdown, how long connections get to take what is queued and close before
     /// they are dropped (`shutdownGraceMs`).
     public var shutdownGrace: Duration = .seconds(5)
+    /// Seconds a close that drops the output (1013, protocol violations) waits for room
+    /// for its close frame before the socket is dropped without it.
+    public var closeFrameTimeoutSeconds: Int = 5
 
     /// Origins (`scheme://host[:port]`) whose pages may open WebSockets, besides the
     /// server's own origin; `"*"` allows any (`security.allowedOrigins`).

@@ -138,6 +138,21 @@ struct HubValueTests {
         #expect(history.frames(after: 1, current: 5) == nil)
     }
 
+    /// Frames dropped for the byte bound do not stay in memory: at most as many as those
+    /// held (a 60 KB value replaced 256 times kept every frame before).
+    @Test func historyStoresWithinTwiceItsBounds() {
+        // the size of the last ten frames (versions 291...300: as many digits each)
+        let size = PatchFrameFactory.make(300, "[\"\(String(repeating: "x", count: 1000))\"]").message.count
+        var history = PatchHistory(capacity: 256, maxBytes: 10 * size)
+        for version in 1...300 {
+            history.append(PatchFrameFactory.make(version, "[\"\(String(repeating: "x", count: 1000))\"]"))
+            #expect(history.storedCount <= 2 * history.count + 1)
+        }
+        #expect(history.count == 10)
+        #expect(history.frames(after: 290, current: 300)?.map(\.version) == Array(291...300))
+        #expect(history.frames(after: 289, current: 300) == nil)
+    }
+
     @Test func tokenBucketAllowsBurstThenRate() {
         let start = ContinuousClock.now
         var bucket = TokenBucket(ratePerSecond: 10, burst: 2, now: start)

@@ -23,6 +23,21 @@ import Testing
         observation.cancel()
     }
 
+    /// `admit` is asked when the action's turn comes: a no withdraws it (not processed,
+    /// nothing changes), a yes processes it as usual; the order of the others stays.
+    @Test func withdrawnActionsAreNotProcessed() async {
+        let runtime = ReactorRuntime(reactor: TodoReactor())
+        let outcomes = Recorder<String>()
+
+        runtime.send(.add(id: "a"), admit: { true }) { outcomes.append("a \($0)") }
+        runtime.send(.add(id: "b"), admit: { false }) { outcomes.append("b \($0)") }
+        runtime.send(.toggle(id: "a"), admit: { true }) { outcomes.append("toggle \($0)") }
+        await runtime.waitUntilIdle()
+
+        #expect(outcomes.values == ["a accepted", "b withdrawn", "toggle accepted"])
+        #expect(runtime.currentState.items == ["a": true])
+    }
+
     @Test func refusalIsAssertedInATestStore() async {
         let store = TestStore(reactor: TodoReactor())
 

@@ -1,3 +1,4 @@
+import Foundation
 import Reactor
 import ReactorTesting
 import Synchronization
@@ -264,8 +265,38 @@ import Testing
         runtime.send(.increase)
         await runtime.waitUntilIdle()
 
+        // A turn ends after at most `drainBudget` (512) items (sooner on a slow machine:
+        // after `drainTimeSlice`), and every turn ends with `.drained`.
         #expect(runtime.currentState == 1201)
-        #expect(drainedAfter.values == [601, 1201, 1201])
+        let values = drainedAfter.values
+        #expect(values.last == 1201)
+        #expect(values.count >= 3)
+        #expect(zip([0] + values, values).allSatisfy { previous, next in next >= previous && next - previous <= 512 })
+        observation.cancel()
+    }
+
+    /// A backlog of slow actions does not hold the serial context's thread: each turn ends
+    /// once `drainTimeSlice` (10 ms) has passed, with `.drained`, and the next goes on later.
+    @Test func slowActionsEndTheirTurnAfterTheTimeSlice() async {
+        let runtime = makeRuntime()
+        let events = Recorder<String>()
+        let observation = runtime.observe { event in
+            switch event {
+            case .state(let state): events.append(state.last ?? "")
+            case .drained: events.append("drained")
+            }
+        }
+        for name in ["a", "b", "c"] {
+            runtime.send(Action(name) { _ in
+                Thread.sleep(forTimeInterval: 0.015)
+                return .just(name)
+            })
+        }
+        await runtime.waitUntilIdle()
+
+        #expect(runtime.currentState == ["a", "b", "c"])
+        #expect(Array(events.values.prefix(6)) == ["a", "drained", "b", "drained", "c", "drained"])
+        #expect(events.values.dropFirst(6).allSatisfy { $0 == "drained" })
         observation.cancel()
     }
 

@@ -61,6 +61,42 @@ struct LifecycleTests {
         }
     }
 
+    /// A close that drops the output (1013 for a reader too slow to keep its replies) on
+    /// a peer that reads nothing: its socket is full, so the close frame never finds room.
+    /// The socket is dropped after `closeFrameTimeoutSeconds`, reported with the code
+    /// decided, long before the keepalive would have dropped it.
+    @Test func closeOfAPeerThatReadsNothingDropsTheSocketWhenTheFrameFindsNoRoom() async throws {
+        try await withServer(echo: false, configure: {
+            $0.closeFrameTimeoutSeconds = 1
+            $0.pingIntervalSeconds = 600
+            $0.pingTimeoutSeconds = 1200
+        }) { server, port, handler in
+            let client = try await WebSocketTestClient.connect(port: port, receiveBuffer: 4096)
+            #expect(await handler.waitUntil { $0.opened.count == 1 })
+            let id = try #require(handler.opened.first?.id)
+            let chunk = String(repeating: "z", count: 100)
+            for index in 0..<40_000 {
+                handler.send(OutboundMessage(text: "\(index):" + chunk), to: id)
+            }
+            #expect(await handler.waitUntil { $0.chokes > 0 })
+            // For a moment after the first choke the kernel still finds room (the socket's
+            // buffers grow); once no writable callback came for a second, it has none.
+            var chokes = handler.chokes
+            for _ in 0..<30 {
+                try await Task.sleep(for: .seconds(1))
+                if handler.chokes == chokes { break }
+                chokes = handler.chokes
+            }
+            server.close(id, code: .tryAgainLater, reason: "too slow to keep up", afterFlush: false)
+            // Generous for a loaded machine; the keepalive would take 20 minutes.
+            #expect(await handler.waitUntil(timeout: .seconds(60)) { $0.closed.count == 1 })
+            #expect(handler.closed.first?.code == .tryAgainLater)
+            #expect(handler.closed.first?.reason.hasPrefix("too slow to keep up") == true)
+            #expect(server.connectionCount == 0)
+            _ = client
+        }
+    }
+
     @Test func shutdownWritesQueuedMessagesThenCloses1001() async throws {
         var configuration = TransportConfiguration()
         configuration.port = 0
@@ -120,7 +156,8 @@ struct LifecycleTests {
     /// The table side of the leak check; the resident-memory side runs against a daemon
     /// process of its own in Tests/e2e/test_leak.py, where no other test shares the heap.
     @Test func twoThousandConnectCloseCyclesLeaveTheConnectionTableEmpty() async throws {
-        try await withServer { server, port, handler in
+        // as fast as they go: past the default cap on upgrades per second (1000)
+        try await withServer(configure: { $0.upgradesPerSecond = 1_000_000 }) { server, port, handler in
             for _ in 0..<2000 {
                 let client = try await WebSocketTestClient.connect(port: port)
                 try await client.send("x")

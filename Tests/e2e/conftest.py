@@ -2,6 +2,7 @@
 import json
 import os
 import pathlib
+import resource
 import signal
 import subprocess
 import tempfile
@@ -18,16 +19,21 @@ class Daemon:
     """A running daemon: its port, its process, and its log file. `env` is added to the
     environment; with TLS configured the start line reads https:// and `url` is wss://."""
 
-    def __init__(self, config: dict, workdir: pathlib.Path, name: str, env: dict | None = None):
+    def __init__(self, config: dict, workdir: pathlib.Path, name: str, env: dict | None = None,
+                 open_files: int | None = None):
         self.workdir = workdir
         self.config_path = workdir / "reactorhub.json"
         self.config_path.write_text(json.dumps(config))
         OUTPUT.mkdir(parents=True, exist_ok=True)
         self.log_path = OUTPUT / f"{name}.log"
         self.log = open(self.log_path, "ab")
+        def limit_open_files():  # soft and hard: the daemon raises its soft limit to the hard one
+            resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
+
         self.process = subprocess.Popen(
             [str(BINARY), "--config", str(self.config_path), "--port", "0"],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=self.log, env={**os.environ, **(env or {})},
+            preexec_fn=limit_open_files if open_files else None,
         )
         line = self.process.stdout.readline().decode()
         if not line.startswith(("listening on http://", "listening on https://")):
@@ -75,14 +81,22 @@ def base_config(**overrides) -> dict:
     return config
 
 
+def supported(config: dict) -> dict:
+    """`config` without the keys the binary under test does not know, so that a suite can
+    run against an older build (REACTORHUB_BINARY) and show what it does there."""
+    from load_tools import known_configuration, without_unknown_keys
+    return without_unknown_keys(config, known_configuration(str(BINARY)))
+
+
 @pytest.fixture
 def daemon_factory(request):
-    """Starts daemons with a given configuration and stops them after the test."""
+    """Starts daemons with a given configuration and stops them after the test;
+    `open_files` starts one under that open-file limit."""
     started = []
     workdir = pathlib.Path(tempfile.mkdtemp(prefix="rh-e2e-"))
 
-    def start(config=None, name=None, env=None):
-        daemon = Daemon(config or base_config(), workdir, name or request.node.name, env=env)
+    def start(config=None, name=None, env=None, open_files=None):
+        daemon = Daemon(config or base_config(), workdir, name or request.node.name, env=env, open_files=open_files)
         started.append(daemon)
         return daemon
 

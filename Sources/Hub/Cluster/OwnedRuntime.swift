@@ -178,6 +178,14 @@ final class OwnedRuntime<R: Reactor>: @unchecked Sendable where R.Action: Decoda
             metrics.errors.increment("internal")
             logger.error("action failed", metadata: ["error": message])
             reply = ServerMessage.error(ProtocolError(.internal, "the action failed: \(message)"), ref: action.ref)
+        case .withdrawn:
+            // Only for actions sent with an `admit` check, which forwarded ones are not;
+            // never applied, so its id is not remembered and a resend may be applied.
+            metrics.action(address.kind, "refused")
+            metrics.errors.increment("overloaded")
+            let refusal = ServerMessage.error(ProtocolError(.overloaded, "the action was withdrawn; retry with the same id"), ref: action.ref)
+            burst.append(.reply(PendingReply(bytes: bytes(refusal), actionID: nil, to: action.replyTo.bytes, attachable: true)))
+            return
         }
         let encoded = bytes(reply)
         burst.append(.reply(PendingReply(bytes: encoded, actionID: action.id, to: action.replyTo.bytes, attachable: true)))

@@ -35,6 +35,11 @@ final class ConnectionOutput: Sendable {
         }
     }
 
+    /// The connection closed, or is closing (overloaded): nothing more reaches it.
+    var isClosed: Bool {
+        outbox.withLock { $0.isClosed }
+    }
+
     func append(_ entry: Outgoing, pressure: Bool = false) -> Report {
         var report = Report()
         report.add(outbox.withLock { $0.append(entry, pressure: pressure) })

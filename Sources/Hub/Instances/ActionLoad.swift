@@ -5,10 +5,14 @@ import Transport
 /// Backpressure on the way in (issue "Bounded under attack"): while an instance has more
 /// than `perInstance` actions waiting, or all instances more than `total`, the sockets of
 /// the connections that sent them are no longer read, so TCP pushes back on the senders;
-/// reading resumes once the backlog is down to half.
+/// reading resumes once the backlog is down to half. And what waits is not run for
+/// nobody: the actions of a connection that has closed, and every waiting action once the
+/// hub drains, are withdrawn when their turn comes (`admits`).
 final class ActionLoad: Sendable {
     let perInstance: Int
     let total: Int
+    /// The hub drains (shutdown): actions still waiting are answered `overloaded`.
+    let draining = Atomic<Bool>(false)
     private let transport: any MessageTransport
     private let waiting = Atomic<Int>(0)
     /// Paused connections, and the stream they wait on (nil: the total).
@@ -61,6 +65,11 @@ final class ActionLoad: Sendable {
         for id in resumed {
             transport.setReading(id, enabled: true)
         }
+    }
+
+    /// Whether an action of `output` that waited is still to be run.
+    func admits(_ output: ConnectionOutput) -> Bool {
+        !draining.load(ordering: .relaxed) && !output.isClosed
     }
 
     /// A connection closed.

@@ -32,11 +32,17 @@ struct PatchHistory {
             bytes -= frames[head].message.count
             head += 1
         }
-        if head > 1024 && head * 2 > frames.count {
+        // The frames dropped still hold their bytes until they are removed: once they are
+        // as many as those held, so that what is kept stays within twice the bounds
+        // (O(1) amortised per frame).
+        if head > 0 && head * 2 >= frames.count {
             frames.removeFirst(head)
             head = 0
         }
     }
+
+    /// Frames still stored, dropped ones included (tests hold the memory bound with it).
+    var storedCount: Int { frames.count }
 
     private mutating func removeAll() {
         frames = []

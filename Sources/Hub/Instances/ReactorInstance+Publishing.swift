@@ -28,6 +28,22 @@ extension ReactorInstance {
             reply = ServerMessage.error(ProtocolError(.invalidAction, refusal.message), ref: ref)
             required = published.version
             deliver([.reply(reply!)], to: .one(output), requiredVersion: required)
+        case .withdrawn:
+            // Its connection is gone (the reply goes nowhere), or the hub drains. Never
+            // applied: its id is forgotten (a resend may be applied), and the resends
+            // waiting for it get the same answer.
+            context.metrics.action(address.kind, "refused")
+            var targets: [(output: ConnectionOutput, ref: Ref?)] = [(output, ref)]
+            if let id { targets += actionIDs.withLock { $0.abandon(id) }.map { ($0.output, $0.ref) } }
+            for target in targets where target.ref != nil {
+                context.metrics.errors.increment("overloaded")
+                let error = ServerMessage.error(
+                    ProtocolError(.overloaded, "the server is shutting down and takes no new actions; retry on another server or later"),
+                    ref: target.ref
+                )
+                deliver([.reply(error)], to: .one(target.output), requiredVersion: published.version)
+            }
+            return
         case .failed(let message):
             context.metrics.action(address.kind, "refused")
             context.metrics.errors.increment("internal")

@@ -268,7 +268,8 @@ where R.Action: Decodable, R.State: Encodable {
         }
         let pending = pendingActions.add(1, ordering: .relaxed).newValue
         context.load.queued(from: output.id, on: stream, instancePending: pending)
-        runtime.send(action) { [weak self] outcome in
+        let load = context.load
+        runtime.send(action, admit: { load.admits(output) }) { [weak self] outcome in
             guard let self else { return }
             self.pendingActions.subtract(1, ordering: .relaxed)
             self.context.load.taken()

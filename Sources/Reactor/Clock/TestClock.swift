@@ -63,7 +63,7 @@ public final class TestClock: ReactorClock {
     public let settleTimeout: Duration
 
     /// Creates a clock that reads `now` until advanced.
-    public init(now: Duration = .zero, settleTimeout: Duration = .seconds(2)) {
+    public init(now: Duration = .zero, settleTimeout: Duration = .seconds(10)) {
         self.contents = Locked(Contents(now: now))
         self.settleTimeout = settleTimeout
     }

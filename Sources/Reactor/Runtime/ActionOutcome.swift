@@ -7,4 +7,7 @@ public enum ActionOutcome: Sendable, Equatable {
     case refused(ActionRefusal)
     /// `mutate` threw another error, described here; it was logged and changed nothing.
     case failed(String)
+    /// The sender's `admit` said no when the action's turn came: it was not processed and
+    /// changed nothing (its sender is gone, or the host is shutting down).
+    case withdrawn
 }

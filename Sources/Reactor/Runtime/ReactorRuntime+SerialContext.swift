@@ -5,23 +5,34 @@
 /// generic code looks its type metadata up once per drain instead of once per item, which more
 /// than halves the cost of a trivial action.
 extension ReactorRuntime {
-    /// Processes batches of items until the inbox is empty, tells observers `.drained`, and goes
-    /// idle. After `drainBudget` items it tells `.drained` too (so that observers coalescing a
-    /// burst still flush under sustained load) and continues on a fresh Dispatch turn, leaving
-    /// the thread to other runtimes.
+    /// Processes items until the inbox is empty, tells observers `.drained`, and goes idle.
+    /// A turn ends after `drainBudget` items or `drainTimeSlice`, whichever comes first: it
+    /// tells `.drained` too (so that observers coalescing a burst still flush under
+    /// sustained load) and continues on a fresh Dispatch turn, leaving the thread to other
+    /// runtimes and tasks (a backlog of slow actions must not hold a thread of the shared
+    /// pool for minutes: signals and shutdown run there too).
     func drain() {
         var batch: [RuntimeItem<R>] = []
         var budget = Self.drainBudget
+        let deadline = ContinuousClock.now + Self.drainTimeSlice
         while true {
-            if inbox.takeAll(into: &batch) {
+            if inbox.take(into: &batch, atMost: max(budget, 1)) {
+                var processed = 0
+                var outOfTime = false
                 for item in batch {
                     process(item)
+                    processed += 1
+                    if ContinuousClock.now >= deadline {
+                        outOfTime = true
+                        break
+                    }
                 }
-                budget -= batch.count
+                inbox.putBack(batch[processed...])
+                budget -= processed
                 batch.removeAll(keepingCapacity: true)
-                if budget <= 0 {
+                if (budget <= 0 || outOfTime) && inbox.hasQueuedItems {
                     notify(.drained)
-                    scheduleDrain() // the inbox stays marked as draining
+                    scheduleDrainAfterOthers() // the inbox stays marked as draining
                     return
                 }
                 continue
@@ -36,7 +47,11 @@ extension ReactorRuntime {
     @inline(__always)
     private func process(_ item: RuntimeItem<R>) {
         switch item {
-        case .action(let action, let completion):
+        case .action(let action, let completion, let admit):
+            if let admit, !admit() {
+                completion?(.withdrawn)
+                return
+            }
             handle(action, completion: completion)
         case .mutation(let mutation, let id, let resume):
             if let operation = machine.operations[id], !operation.isCompleted, !operation.scope.isCancelled {

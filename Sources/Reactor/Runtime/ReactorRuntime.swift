@@ -33,6 +33,9 @@ public final class ReactorRuntime<R: Reactor>: Sendable {
     /// The most items a drain processes before it yields its thread to other work.
     static var drainBudget: Int { 512 }
 
+    /// The longest a drain keeps its thread before it yields (checked after each item).
+    static var drainTimeSlice: Duration { .milliseconds(10) }
+
     /// Creates the runtime of `reactor` and starts its `externalMutations`.
     ///
     /// - Parameters:
@@ -105,6 +108,19 @@ public final class ReactorRuntime<R: Reactor>: Sendable {
         submit(action, completion: completion)
     }
 
+    /// Queues `action` as `send(_:completion:)` does, and asks `admit` in the serial context
+    /// when the action's turn comes: if it says no, the action is not processed and
+    /// `completion` gets `.withdrawn`. A host uses it to drop the queued actions of a sender
+    /// that has gone, or all of them when it shuts down, instead of running a backlog for
+    /// nobody.
+    public func send(
+        _ action: R.Action,
+        admit: @escaping @Sendable () -> Bool,
+        completion: @escaping @Sendable (ActionOutcome) -> Void
+    ) {
+        submit(action, completion: completion, admit: admit)
+    }
+
     /// Whether a timer or an effect task is still in flight.
     public var hasEffectsInFlight: Bool {
         inbox.hasPendingOperations
@@ -131,13 +147,13 @@ public final class ReactorRuntime<R: Reactor>: Sendable {
     }
 
     @inline(__always)
-    private func submit(_ action: R.Action, completion: (@Sendable (ActionOutcome) -> Void)?) {
+    private func submit(_ action: R.Action, completion: (@Sendable (ActionOutcome) -> Void)?, admit: (@Sendable () -> Bool)? = nil) {
         if stubEnabled.load(ordering: .acquiring) {
             stubActions.withLock { $0.append(action) }
             completion?(.accepted)
             return
         }
-        enqueue(.action(action, completion: completion))
+        enqueue(.action(action, completion: completion, admit: admit))
     }
 
     /// Queues `item`, starting a drain if the serial context was idle; false if the runtime is
@@ -159,5 +175,13 @@ public final class ReactorRuntime<R: Reactor>: Sendable {
     /// Runs a drain on the runtime's queue; the closure keeps the runtime alive until it ends.
     func scheduleDrain() {
         queue.async { self.drain() }
+    }
+
+    /// Continues a drain once the work already waiting for the pool's threads has had its
+    /// turn. Not `queue.async` alone: a serial queue runs what it has on the thread it holds,
+    /// so a block it queues for itself runs at once; the hop through the global queue puts
+    /// the drain behind the others (other runtimes, signal sources, Swift tasks).
+    func scheduleDrainAfterOthers() {
+        DispatchQueue.global().async { self.queue.async { self.drain() } }
     }
 }
