@@ -25,11 +25,15 @@ func reactorHubServiceCallback(
         return 0
 
     case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+        // `user` holds the peer's address, `in` the accepted descriptor: the caps first;
+        // a kept socket is then watched by the receive tap.
+        guard core.filterAccepted(user) == 0 else { return 1 }
         core.socketAccepted(Int32(truncatingIfNeeded: Int(bitPattern: input)))
         return 0
 
     case LWS_CALLBACK_CLOSED_HTTP:
         core.socketClosing(lws_get_socket_fd(wsi))
+        core.forgetExchange(wsi)
         return lws_callback_http_dummy(wsi, reason, user, input, length)
 
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
@@ -75,17 +79,10 @@ func reactorHubServiceCallback(
         if let result = core.exchangeWritable(wsi) { return result }
         return lws_callback_http_dummy(wsi, reason, user, input, length)
 
-    case LWS_CALLBACK_CLOSED_HTTP:
-        core.forgetExchange(wsi)
-        return lws_callback_http_dummy(wsi, reason, user, input, length)
-
     case LWS_CALLBACK_WSI_DESTROY:
         core.forgetExchange(wsi)
         core.socketClosed(wsi)
         return lws_callback_http_dummy(wsi, reason, user, input, length)
-
-    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
-        return core.filterAccepted(user)
 
     case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
         core.socketOpened(wsi)
