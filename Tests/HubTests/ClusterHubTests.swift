@@ -22,7 +22,9 @@ struct ClusterHubTests {
         }
     }
 
-    private func withNodes(_ count: Int, lease: Duration = .milliseconds(1000), _ body: ([Node]) async throws -> Void) async throws {
+    /// A lease long enough that a loaded machine (or the thread sanitizer) never lets one
+    /// lapse by accident: ownership moves only where a test moves it.
+    private func withNodes(_ count: Int, lease: Duration = .seconds(10), _ body: ([Node]) async throws -> Void) async throws {
         let redis = try await RedisServer.start()
         let prefix = "t\(UInt32.random(in: 0...UInt32.max))"
         var nodes: [Node] = []
@@ -68,7 +70,7 @@ struct ClusterHubTests {
 
     /// The next message that is not a pulse.
     private func nextText(_ client: ProtocolClient) async throws -> String {
-        try await client.nextText(timeout: 20)
+        try await client.nextText(timeout: 60)
     }
 
     @Test func anActionThroughAFollowerIsAckedBeforeItsPatchAndEveryNodeGetsTheSameFrame() async throws {
@@ -102,13 +104,13 @@ struct ClusterHubTests {
             let add = #"{"type":"action","reactor":"doc/c","action":{"type":"set","path":"/b","value":2},"id":"same","ref":"#
             try await follower.send(add + "1}")
             #expect(try await nextText(follower) == #"{"type":"ack","reactor":"doc/c","ref":1,"version":1}"#)
-            #expect(try await follower.next(timeout: 20)["version"] == 2)
-            #expect(try await owner.next(timeout: 20)["version"] == 2)
+            #expect(try await follower.next(timeout: 60)["version"] == 2)
+            #expect(try await owner.next(timeout: 60)["version"] == 2)
             try await owner.send(add + "2}")
             #expect(try await nextText(owner) == #"{"type":"ack","reactor":"doc/c","ref":2,"version":1,"duplicate":true}"#)
             // An action its reactor refuses: the error comes back through the log.
             try await follower.send(#"{"type":"action","reactor":"doc/c","action":{"type":"remove","path":"/nope"},"ref":"bad"}"#)
-            let refused = try await follower.next(timeout: 20)
+            let refused = try await follower.next(timeout: 60)
             #expect(refused["type"] == "error")
             #expect(refused["code"] == "invalid_action")
             await follower.expectSilence()
@@ -119,7 +121,7 @@ struct ClusterHubTests {
     /// The next `presence` broadcast, skipping other frames.
     private func nextPresence(_ client: ProtocolClient) async throws -> JSONValue {
         while true {
-            let message = try await client.next(timeout: 20)
+            let message = try await client.next(timeout: 60)
             if message["type"] == "presence" { return message }
         }
     }
@@ -176,8 +178,8 @@ struct ClusterHubTests {
             let follower = try await nodes[1].connect()
             try await follower.join("doc/h")
             try await owner.send(#"{"type":"action","reactor":"doc/h","action":{"type":"set","path":"/n","value":1},"id":"kept","ref":1}"#)
-            #expect(try await owner.next(timeout: 20)["type"] == "ack")
-            #expect(try await follower.next(timeout: 20)["version"] == 1)
+            #expect(try await owner.next(timeout: 60)["type"] == "ack")
+            #expect(try await follower.next(timeout: 60)["version"] == 1)
             await stop(nodes[0])
             // With a 30 s lease, only the release at the drain lets the follower take over now.
             let started = ContinuousClock.now
@@ -185,18 +187,18 @@ struct ClusterHubTests {
             while true {
                 ref += 1
                 try await follower.send(#"{"type":"action","reactor":"doc/h","action":{"type":"set","path":"/n","value":2},"ref":\#(ref)}"#)
-                let reply = try await follower.next(timeout: 20)
+                let reply = try await follower.next(timeout: 60)
                 if reply["type"] == "ack" { break }
                 #expect(reply["code"] == "overloaded")
                 // Well within the 30 s lease: the release, not the lapse, let it in.
                 #expect(ContinuousClock.now - started < .seconds(10))
                 try await Task.sleep(for: .milliseconds(50))
             }
-            let patch = try await follower.next(timeout: 20)
+            let patch = try await follower.next(timeout: 60)
             #expect(patch["version"] == 2)
             // The new owner read back the ids the former one remembered.
             try await follower.send(#"{"type":"action","reactor":"doc/h","action":{"type":"set","path":"/n","value":1},"id":"kept","ref":"again"}"#)
-            let duplicate = try await follower.nextText(timeout: 20)
+            let duplicate = try await follower.nextText(timeout: 60)
             #expect(duplicate == #"{"type":"ack","reactor":"doc/h","ref":"again","version":0,"duplicate":true}"#)
             await follower.expectSilence()
             #expect(nodes[1].cluster.render(text: true).contains("reactorhub_cluster_owned_instances 1"))
