@@ -92,7 +92,10 @@ struct Outbox {
         if entry.isDroppable {
             droppable.append(entries.count)
         }
-        entries.append(Entry(outgoing: entry, chokeMark: chokes))
+        // Queued while the socket is full: it waits through this choke, so the next pull may
+        // merge it (it was marked with the count of chokes after it, and so waited for
+        // another choke that a peer reading again never causes).
+        entries.append(Entry(outgoing: entry, chokeMark: isChoked ? chokes - 1 : chokes))
         bytes += entry.byteCount
         count += 1
         return enforce(pressure: pressure) ?? .queued(wasEmpty: wasEmpty)
