@@ -93,15 +93,8 @@ public struct LogEntry: Sendable, Hashable {
     /// Decodes a message of an instance's channel: netstrings (`LEN:BYTES`) holding the
     /// stream ID, then field, value, field, value… (the same fields as the log entry).
     public init(channelMessage payload: [UInt8]) throws(RedisError) {
-        var parts: [[UInt8]] = []
-        var index = 0
-        while index < payload.count {
-            guard let colon = payload[index...].firstIndex(of: UInt8(ascii: ":")),
-                  let length = Int(String(decoding: payload[index..<colon], as: UTF8.self)),
-                  length >= 0, colon + 1 + length <= payload.count
-            else { throw RedisError(.unexpectedReply, "channel message is not a list of netstrings") }
-            parts.append(Array(payload[(colon + 1)..<(colon + 1 + length)]))
-            index = colon + 1 + length
+        guard let parts = Netstrings.parts(of: payload[...]) else {
+            throw RedisError(.unexpectedReply, "channel message is not a list of netstrings")
         }
         guard let id = parts.first, parts.count % 2 == 1 else {
             throw RedisError(.unexpectedReply, "channel message has no entry ID or an odd field list")

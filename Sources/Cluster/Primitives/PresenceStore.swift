@@ -35,27 +35,14 @@ public struct PresenceStore: Sendable {
         }
 
         public var bytes: [UInt8] {
-            var out: [UInt8] = [UInt8(ascii: "P")]
-            for part in [Array(node.utf8), Array(session.utf8), entry ?? []] {
-                out += Array(String(part.count).utf8) + [UInt8(ascii: ":")] + part
-            }
-            return out
+            [UInt8(ascii: "P")] + Netstrings.bytes([Array(node.utf8), Array(session.utf8), entry ?? []])
         }
 
         /// Decodes a notice; nil when `payload` is not one.
         public init?(_ payload: [UInt8]) {
-            guard Self.isNotice(payload) else { return nil }
-            var parts: [[UInt8]] = []
-            var index = 1
-            while index < payload.count {
-                guard let colon = payload[index...].firstIndex(of: UInt8(ascii: ":")),
-                      let length = Int(String(decoding: payload[index..<colon], as: UTF8.self)),
-                      length >= 0, colon + 1 + length <= payload.count
-                else { return nil }
-                parts.append(Array(payload[(colon + 1)..<(colon + 1 + length)]))
-                index = colon + 1 + length
+            guard Self.isNotice(payload), let parts = Netstrings.parts(of: payload.dropFirst()), parts.count == 3 else {
+                return nil
             }
-            guard parts.count == 3 else { return nil }
             node = String(decoding: parts[0], as: UTF8.self)
             session = String(decoding: parts[1], as: UTF8.self)
             entry = parts[2].isEmpty ? nil : parts[2]
