@@ -154,9 +154,15 @@ extension ServerCore {
     }
 
     /// The URI's arguments (lws keeps each `name=value` as a fragment, already decoded).
+    ///
+    /// The buffer is sized by lws' own count (all fragments together, so any one of them
+    /// fits): a fixed large one, zeroed and freed on every upgrade, left memory that the
+    /// connection's receive buffer then took over already resident.
     func queryArguments(_ wsi: OpaquePointer) -> [String: String] {
+        let total = rh_lws_hdr_total_length(wsi, rh_lws_token_uri_args())
+        guard total > 0 else { return [:] }
         var arguments: [String: String] = [:]
-        var buffer = [CChar](repeating: 0, count: Self.headerBufferBytes)
+        var buffer = [CChar](repeating: 0, count: Int(total) + 1)
         var index: Int32 = 0
         while true {
             let copied = rh_lws_hdr_copy_fragment(wsi, &buffer, Int32(buffer.count), rh_lws_token_uri_args(), index)

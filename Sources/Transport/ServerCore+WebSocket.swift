@@ -55,8 +55,15 @@ extension ServerCore {
     }
 
     /// A chunk of an inbound message arrived.
+    ///
+    /// A refused message is closed from the writable callback, as every close is, and
+    /// nothing more is read into messages once the connection is closing: lws goes on
+    /// parsing what the client sent until its close frame is out. Returning -1 here
+    /// instead leaves the piece lws could not hand over in its receive buffer; the next read
+    /// then overflows it, and lws drops the socket without the close frame (seen with a
+    /// message one byte over `maxMessageBytes`).
     func receive(_ chunk: UnsafeRawBufferPointer, on connection: Connection) -> Int32 {
-        guard connection.pendingClose == nil else { return 0 }
+        guard connection.pendingClose == nil, connection.sentClose == nil else { return 0 }
         let outcome = connection.assembler.receive(
             chunk,
             isBinary: lws_frame_is_binary(connection.wsi) != 0,
@@ -77,7 +84,8 @@ extension ServerCore {
                 "closing connection: \(reason)",
                 metadata: ["session": connection.id.description, "code": code.description]
             )
-            return closeNow(connection, code: code, reason: reason)
+            scheduleClose(connection, code: code, reason: reason, afterFlush: false)
+            return 0
         }
     }
 

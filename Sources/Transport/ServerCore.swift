@@ -27,11 +27,6 @@ final class ServerCore: @unchecked Sendable {
     let allClosed = Latch()
     /// Upgrades refused for their Origin (metrics).
     let originsRejected = Atomic<Int>(0)
-    /// The room lws keeps for a request's headers (its default is 4096 bytes for all of
-    /// them): enough for a token of the longest length accepted (8192 bytes) in `?token=`
-    /// or in `Authorization`, and for a longer one, so that it is refused with 401
-    /// `malformed` rather than the connection dropped without an answer.
-    static let headerBufferBytes = 16384
 
     // Service thread.
     var connections: [ConnectionID: Connection] = [:]
@@ -108,7 +103,14 @@ final class ServerCore: @unchecked Sendable {
         protocols[0].name = UnsafePointer(cString(configuration.subprotocol))
         protocols[0].callback = reactorHubServiceCallback
         protocols[0].per_session_data_size = MemoryLayout<UnsafeMutableRawPointer?>.size
-        protocols[0].rx_buffer_size = 16384
+        // Each connection's receive buffer, allocated by lws at the upgrade and held for the
+        // connection's life; lws also reads at most this much from the socket at once (and
+        // never more than its 4 KiB service buffer). Messages longer than it arrive in pieces
+        // that `InboundAssembler` joins. Measured (BENCHMARKS.md, "Idle connections"): 2 KiB
+        // holds an idle joined connection to about 5 KB of resident memory against 7 KB at
+        // 4 KiB, for the same ingest CPU per action within noise; 1 KiB reads cost a third
+        // more CPU per action.
+        protocols[0].rx_buffer_size = 2048
 
         retryPolicy.pointee.secs_since_valid_ping = UInt16(clamping: configuration.pingIntervalSeconds)
         retryPolicy.pointee.secs_since_valid_hangup = UInt16(clamping: configuration.pingTimeoutSeconds)

@@ -25,6 +25,21 @@ struct LimitsTests {
         }
     }
 
+    /// The close frame comes whatever the limit's place against lws' receive buffer
+    /// (2 KiB): a refusal that returned -1 from the receive callback left lws' buffer full,
+    /// the next read overflowed it and lws dropped the socket without the close frame.
+    @Test(arguments: [1000, 2047, 2048, 2049, 4096, 65536], [1, 3 * 2048 + 1])
+    func oversizedMessageGetsItsCloseFrameAtAnyLimit(limit: Int, over: Int) async throws {
+        try await withServer(configure: { $0.maxMessageBytes = limit }) { _, port, handler in
+            let client = try await WebSocketTestClient.connect(port: port)
+            try await client.send(String(repeating: "c", count: limit + over))
+            #expect(try await client.receiveClose().code == 1009)
+            #expect(await handler.waitUntil { $0.closed.count == 1 })
+            #expect(handler.closed.first?.code == .messageTooBig)
+            #expect(handler.messageCount == 0)
+        }
+    }
+
     @Test func oversizedFragmentedMessageClosesWith1009() async throws {
         try await withServer(configure: { $0.maxMessageBytes = 1000 }) { _, port, handler in
             let client = try await WebSocketTestClient.connect(port: port)
