@@ -67,6 +67,11 @@ static inline int rh_lws_write_binary(struct lws *wsi, unsigned char *buf, size_
     return lws_write(wsi, buf, len, LWS_WRITE_BINARY);
 }
 
+/// Sends a ping; `buf` must have rh_lws_pre() writable bytes in front of it.
+static inline int rh_lws_write_ping(struct lws *wsi, unsigned char *buf, size_t len) {
+    return lws_write(wsi, buf, len, LWS_WRITE_PING);
+}
+
 /// Sends a pong; `buf` must have rh_lws_pre() writable bytes in front of it.
 static inline int rh_lws_write_pong(struct lws *wsi, unsigned char *buf, size_t len) {
     return lws_write(wsi, buf, len, LWS_WRITE_PONG);

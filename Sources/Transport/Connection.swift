@@ -24,6 +24,14 @@ final class Connection {
     /// The close status this side sent.
     var sentClose: (code: CloseCode, reason: String)?
     var writableRequested = false
+    /// When the peer was last heard (`Keepalive.now()`): a piece of a message or a pong.
+    var lastHeard = Keepalive.now()
+    /// A ping went out since then.
+    var pinged = false
+    /// A ping waits for the next writable callback.
+    var pingOwed = false
+    /// Why this side dropped the connection without a close frame (the keepalive), if it did.
+    var droppedFor: String?
     /// Reading was paused by the layer above (`setReading`).
     var readingPaused = false
 

@@ -44,8 +44,15 @@ func reactorHubServiceCallback(
 
     case LWS_CALLBACK_RECEIVE:
         guard let connection = ServerCore.connection(in: session) else { return -1 }
+        core.heard(connection)
         let chunk = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
         return core.receive(chunk, on: connection)
+
+    case LWS_CALLBACK_RECEIVE_PONG:
+        if let connection = ServerCore.connection(in: session) {
+            core.heard(connection)
+        }
+        return 0
 
     case LWS_CALLBACK_SERVER_WRITEABLE:
         guard let connection = ServerCore.connection(in: session) else { return -1 }

@@ -67,6 +67,7 @@ extension ServerCore {
                 if count < 0 { readError = errno }
                 return count
             }
+            if case .count = result { heard(connection) }
             if !connection.frames.pongs.isEmpty {
                 requestWritable(connection)
             }
@@ -92,11 +93,12 @@ extension ServerCore {
         }
     }
 
-    /// Writes the pongs the frame filter owes (it answers pings itself); returns what the
-    /// writable callback must return when it cannot go on (the socket is full, or a
-    /// write failed), nil otherwise.
-    func writePongs(_ connection: Connection) -> Int32? {
+    /// Writes the pongs the frame filter owes (it answers pings itself) and the keepalive's
+    /// ping; returns what the writable callback must return when it cannot go on (the
+    /// socket is full, or a write failed), nil otherwise.
+    func writeControlFrames(_ connection: Connection) -> Int32? {
         guard connection.closeToSend == nil else { return nil }
+        guard writePing(connection) else { return -1 }
         for payload in connection.frames.takePongs() {
             let pong = OutboundMessage(payload)
             if rh_lws_write_pong(connection.wsi, pong.payloadPointer, pong.count) < 0 {

@@ -94,7 +94,7 @@ extension ServerCore {
     /// if output still waits.
     func writable(_ connection: Connection) -> Int32 {
         connection.writableRequested = false
-        if let result = writePongs(connection) { return result }
+        if let result = writeControlFrames(connection) { return result }
         if connection.echo != nil { return writeEchoes(connection) }
         // Small messages taken from the queue wait in `held` (one, written from its own
         // buffer) or `frameBatch` (two or more, framed together) until a larger one, the
@@ -188,7 +188,8 @@ extension ServerCore {
         socketClosing(connection.fd)
         let remaining = connectionCount.subtract(1, ordering: .relaxed).newValue
         let failure = connection.frames.failure.map { (code: $0.code, reason: $0.reason) }
-        let (code, reason) = connection.sentClose ?? failure ?? connection.peerClose ?? Self.droppedClose(connection.pendingClose)
+        let dropped = connection.droppedFor.map { (code: CloseCode.abnormal, reason: $0) }
+        let (code, reason) = connection.sentClose ?? failure ?? connection.peerClose ?? dropped ?? Self.droppedClose(connection.pendingClose)
         if connection.echo == nil {
             handler.connectionClosed(connection.id, code: code, reason: reason)
         }

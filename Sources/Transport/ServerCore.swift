@@ -18,6 +18,7 @@ final class ServerCore: @unchecked Sendable {
     let handler: any TransportHandler
     let resolver: StaticFileResolver?
     let inbox = ServiceInbox()
+    let keepalive: Keepalive
     let connectionCount = Atomic<Int>(0)
     let refusingConnections = Atomic<Bool>(false)
     let running = Atomic<Bool>(true)
@@ -70,6 +71,7 @@ final class ServerCore: @unchecked Sendable {
             reserve: configuration.descriptorReserve
         )
         self.upgrades = RateGate(perSecond: configuration.upgradesPerSecond)
+        self.keepalive = Keepalive(pingSeconds: configuration.pingIntervalSeconds, timeoutSeconds: configuration.pingTimeoutSeconds)
         protocols = .allocate(capacity: 2)
         protocols.initialize(repeating: lws_protocols(), count: 2)
         retryPolicy = .allocate(capacity: 1)
@@ -111,9 +113,17 @@ final class ServerCore: @unchecked Sendable {
         // 4 KiB, for the same ingest CPU per action within noise; 1 KiB reads cost a third
         // more CPU per action.
         protocols[0].rx_buffer_size = 2048
+        // lws 4.1.6 also limits each send() to the receive buffer's size when this is 0: the
+        // rest of a larger write is copied into its own buffer and flushed later, and a close
+        // that finds output so buffered ends the connection without the close frame once it
+        // is flushed (flood clients saw EOF instead of 1001 at shutdown). 16 KiB is what the
+        // daemon wrote per send() before, and `FrameBatch`'s size.
+        protocols[0].tx_packet_size = 16384
 
-        retryPolicy.pointee.secs_since_valid_ping = UInt16(clamping: configuration.pingIntervalSeconds)
-        retryPolicy.pointee.secs_since_valid_hangup = UInt16(clamping: configuration.pingTimeoutSeconds)
+        // No lws validity timers: the keepalive is `Keepalive`'s sweep (lws keeps one timer per
+        // connection in a sorted list, and inserting walks it: quadratic in the connections).
+        retryPolicy.pointee.secs_since_valid_ping = 0
+        retryPolicy.pointee.secs_since_valid_hangup = 0
 
         var info = lws_context_creation_info()
         info.port = Int32(configuration.port)
@@ -194,6 +204,8 @@ final class ServerCore: @unchecked Sendable {
         var acceptFailures = LWSLogBridge.acceptFailures
         ReceiveTap.attach(self)
         defer { ReceiveTap.detach() }
+        let keepaliveTimer = startKeepaliveTimer()
+        defer { keepaliveTimer.cancel() }
         while running.load(ordering: .acquiring), let context {
             lws_service(context, 0)
             // lws retries a failed accept (EMFILE, ENFILE) at once and forever: back off
@@ -248,6 +260,8 @@ final class ServerCore: @unchecked Sendable {
                 }
             case .httpResponse(let id, let response):
                 exchangeAnswered(id, response)
+            case .keepaliveSweep:
+                sweepKeepalive()
             case .stop:
                 running.store(false, ordering: .releasing)
             }

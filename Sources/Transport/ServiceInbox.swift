@@ -11,6 +11,8 @@ final class ServiceInbox: Sendable {
         case close(ConnectionID, CloseCode, String, afterFlush: Bool)
         case closeAll(CloseCode, String, afterFlush: Bool)
         case httpResponse(UInt64, HTTPResponse)
+        /// The keepalive's once-a-second look at every connection.
+        case keepaliveSweep
         case stop
     }
 
