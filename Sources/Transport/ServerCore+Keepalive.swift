@@ -78,6 +78,9 @@ extension ServerCore {
                 connection.pingOwed = true
                 requestWritable(connection)
             case .drop:
+                // Bytes waiting in the socket are not silence: the service thread was late
+                // to read them (a loaded machine), not the peer to send them.
+                guard !hasUnreadInput(connection.fd) else { break }
                 connection.droppedFor = "no answer to pings for \(configuration.pingTimeoutSeconds) s"
                 logger.debug("dropping a silent connection", metadata: [
                     "session": connection.id.description, "seconds": String(configuration.pingTimeoutSeconds),
@@ -86,6 +89,12 @@ extension ServerCore {
                 lws_set_timeout(connection.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
             }
         }
+    }
+
+    /// Whether the socket holds bytes not read yet.
+    private func hasUnreadInput(_ fd: Int32) -> Bool {
+        var count: Int32 = 0
+        return ioctl(fd, UInt(FIONREAD), &count) == 0 && count > 0
     }
 
     /// Writes the ping owed, if any; false when the write failed. It carries a payload: lws
