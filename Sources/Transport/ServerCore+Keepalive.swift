@@ -54,7 +54,7 @@ extension ServerCore {
 
     /// Starts the sweep: once a second, on the service thread (through the inbox).
     func startKeepaliveTimer() -> any DispatchSourceTimer {
-        let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+        let timer = DispatchSource.makeTimerSource(queue: keepaliveQueue)
         timer.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1), leeway: .milliseconds(100))
         timer.setEventHandler { [weak self] in
             self?.post(.keepaliveSweep)

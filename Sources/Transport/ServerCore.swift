@@ -19,6 +19,8 @@ final class ServerCore: @unchecked Sendable {
     let resolver: StaticFileResolver?
     let inbox = ServiceInbox()
     let keepalive: Keepalive
+    /// Where the keepalive's timer fires (serial: `serviceLoop` waits for it at the end).
+    let keepaliveQueue = DispatchQueue(label: "reactorhub.keepalive", qos: .utility)
     let connectionCount = Atomic<Int>(0)
     let refusingConnections = Atomic<Bool>(false)
     let running = Atomic<Bool>(true)
@@ -205,7 +207,6 @@ final class ServerCore: @unchecked Sendable {
         ReceiveTap.attach(self)
         defer { ReceiveTap.detach() }
         let keepaliveTimer = startKeepaliveTimer()
-        defer { keepaliveTimer.cancel() }
         while running.load(ordering: .acquiring), let context {
             lws_service(context, 0)
             // lws retries a failed accept (EMFILE, ENFILE) at once and forever: back off
@@ -217,6 +218,10 @@ final class ServerCore: @unchecked Sendable {
                 usleep(20_000)
             }
         }
+        // No sweep may post (and read `context`) once it is released: cancelled, and the
+        // timer's queue passed, so that a handler already running has returned.
+        keepaliveTimer.cancel()
+        keepaliveQueue.sync {}
         if let context {
             lws_context_destroy(context)
             self.context = nil
