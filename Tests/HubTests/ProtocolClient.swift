@@ -21,17 +21,17 @@ final class ProtocolClient: Sendable {
     }
 
     /// The next message, parsed.
-    func next(timeout: Double = 10) async throws -> JSONValue {
+    func next(timeout: Double = 30) async throws -> JSONValue {
         try JSONParser().parse(try await connection.receiveText(timeout: timeout))
     }
 
     /// The next message's raw text.
-    func nextText(timeout: Double = 10) async throws -> String {
+    func nextText(timeout: Double = 30) async throws -> String {
         try await connection.receiveText(timeout: timeout)
     }
 
     /// The close status the server sent.
-    func closeCode(timeout: Double = 10) async throws -> UInt16? {
+    func closeCode(timeout: Double = 30) async throws -> UInt16? {
         try await connection.receiveCloseCode(timeout: timeout)
     }
 

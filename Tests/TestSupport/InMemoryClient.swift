@@ -48,7 +48,7 @@ public final class InMemoryClient: Sendable {
     }
 
     /// The next message the server wrote, as it was written.
-    public func receive(timeout: Duration = .seconds(5)) async throws -> String {
+    public func receive(timeout: Duration = .seconds(30)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while true {
             let state = contents.withLock { contents -> (String?, Bool, Latch) in
@@ -63,7 +63,7 @@ public final class InMemoryClient: Sendable {
     }
 
     /// The close the server sent, once it sent one.
-    public func receiveClose(timeout: Duration = .seconds(5)) async throws -> (code: CloseCode, reason: String) {
+    public func receiveClose(timeout: Duration = .seconds(30)) async throws -> (code: CloseCode, reason: String) {
         let deadline = ContinuousClock.now + timeout
         while true {
             let (closed, changed) = contents.withLock { ($0.closed, $0.changed) }

@@ -169,19 +169,19 @@ public final class WebSocketTestClient: @unchecked Sendable {
     // MARK: Receiving
 
     /// The next frame (pings answered automatically unless `answersPings` is false).
-    public func receive(timeout: Double = 5) async throws -> Event {
+    public func receive(timeout: Double = 30) async throws -> Event {
         try await run { try self.receiveBlocking(timeout: timeout) }
     }
 
     /// The next text message; anything else is an error.
-    public func receiveText(timeout: Double = 5) async throws -> String {
+    public func receiveText(timeout: Double = 30) async throws -> String {
         let event = try await receive(timeout: timeout)
         guard case .text(let text) = event else { throw TestClientError("expected text, got \(event)") }
         return text
     }
 
     /// Waits for the server's close frame, skipping text; returns its code.
-    public func receiveClose(timeout: Double = 5) async throws -> (code: UInt16?, reason: String) {
+    public func receiveClose(timeout: Double = 30) async throws -> (code: UInt16?, reason: String) {
         while true {
             let event = try await receive(timeout: timeout)
             if case .close(let code, let reason) = event { return (code, reason) }
@@ -189,7 +189,7 @@ public final class WebSocketTestClient: @unchecked Sendable {
     }
 
     /// True when the server has closed the TCP connection (reads end of stream).
-    public func waitForEndOfStream(timeout: Double = 5) async throws -> Bool {
+    public func waitForEndOfStream(timeout: Double = 30) async throws -> Bool {
         try await run {
             let deadline = Date().addingTimeInterval(timeout)
             while Date() < deadline {

@@ -95,7 +95,7 @@ final class RecordingHandler: TransportHandler {
     }
 
     /// Checks `condition` until it holds or `timeout` passes, yielding between checks.
-    func waitUntil(timeout: Duration = .seconds(10), _ condition: (RecordingHandler) -> Bool) async -> Bool {
+    func waitUntil(timeout: Duration = .seconds(30), _ condition: (RecordingHandler) -> Bool) async -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while clock.now < deadline {

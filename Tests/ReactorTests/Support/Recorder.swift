@@ -28,7 +28,7 @@ extension ReactorRuntime {
 
 /// Polls `condition` until it holds or `timeout` passes; for waits on other threads only, never
 /// to measure time.
-func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+func eventually(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if condition() { return true }
