@@ -16,7 +16,9 @@ struct LimitsTests {
     @Test func messageOneByteOverMaxClosesWith1009() async throws {
         try await withServer { server, port, handler in
             let client = try await WebSocketTestClient.connect(port: port)
-            try await client.send(String(repeating: "a", count: server.configuration.maxMessageBytes + 1))
+            // The server may close before the last bytes are written (EPIPE on a loaded
+            // machine); its close frame is read all the same.
+            try? await client.send(String(repeating: "a", count: server.configuration.maxMessageBytes + 1))
             let close = try await client.receiveClose()
             #expect(close.code == 1009)
             #expect(await handler.waitUntil { $0.closed.count == 1 })
@@ -32,7 +34,7 @@ struct LimitsTests {
     func oversizedMessageGetsItsCloseFrameAtAnyLimit(limit: Int, over: Int) async throws {
         try await withServer(configure: { $0.maxMessageBytes = limit }) { _, port, handler in
             let client = try await WebSocketTestClient.connect(port: port)
-            try await client.send(String(repeating: "c", count: limit + over))
+            try? await client.send(String(repeating: "c", count: limit + over))
             #expect(try await client.receiveClose().code == 1009)
             #expect(await handler.waitUntil { $0.closed.count == 1 })
             #expect(handler.closed.first?.code == .messageTooBig)
