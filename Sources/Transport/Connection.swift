@@ -24,7 +24,8 @@ final class Connection {
     /// The close status this side sent.
     var sentClose: (code: CloseCode, reason: String)?
     var writableRequested = false
-    /// When the peer was last heard (`Keepalive.now()`): a piece of a message or a pong.
+    /// When the peer was last heard (`Keepalive.now()`): any byte through the receive tap,
+    /// else a piece of a message or a pong lws reports.
     var lastHeard = Keepalive.now()
     /// A ping went out since then.
     var pinged = false

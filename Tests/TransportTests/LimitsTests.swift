@@ -28,8 +28,8 @@ struct LimitsTests {
     }
 
     /// The close frame comes whatever the limit's place against lws' receive buffer
-    /// (2 KiB): a refusal that returned -1 from the receive callback left lws' buffer full,
-    /// the next read overflowed it and lws dropped the socket without the close frame.
+    /// (2 KiB): a refusal that returned -1 from the receive callback made lws drop the
+    /// socket without the close frame.
     @Test(arguments: [1000, 2047, 2048, 2049, 4096, 65536], [1, 3 * 2048 + 1])
     func oversizedMessageGetsItsCloseFrameAtAnyLimit(limit: Int, over: Int) async throws {
         try await withServer(configure: { $0.maxMessageBytes = limit }) { _, port, handler in
