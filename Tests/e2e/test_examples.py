@@ -16,7 +16,7 @@ import websockets.sync.client as ws_client
 
 from conftest import OUTPUT, ROOT
 
-POLL_BINARY = pathlib.Path(os.environ.get("REACTORHUB_POLL_BINARY", ROOT / ".build" / "examples" / "debug" / "poll-server"))
+POLL_BINARY = pathlib.Path(os.environ.get("REACTORHUB_POLL_BINARY", ROOT / ".build" / "debug" / "poll-server"))
 GUIDE_SCRATCH = ROOT / ".build" / "guide"
 
 
