@@ -58,16 +58,12 @@ extension Hub {
         return result
     }
 
-    /// Arms the timers of a new session: the auth timeout, or its token's expiry.
+    /// Sets the deadline of a new session: the auth timeout, or its token's expiry.
     func armTimers(for id: ConnectionID, identity: SessionIdentity) {
         guard let policy = configuration.auth else { return }
         switch identity {
         case .awaiting:
-            setIdentityTimer(for: id, after: policy.timeout) { [weak self] in
-                guard let self, let session = self.state.withLock({ $0.sessions[id] }), !session.identity.isAuthenticated else { return }
-                self.logger.info("closing: no valid token in time", metadata: ["session": id.description])
-                self.transport.close(id, code: .policyViolation, reason: "authentication timeout", afterFlush: true)
-            }
+            identityDeadlines.set(id, .authTimeout, after: policy.timeout)
         case .user(let token):
             armExpiry(for: id, token: token, policy: policy)
         case .open, .anonymous:
@@ -76,26 +72,31 @@ extension Hub {
     }
 
     private func armExpiry(for id: ConnectionID, token: VerifiedToken, policy: AuthPolicy) {
-        let deadline = policy.verifier.deadline(of: token)
-        let delay = max(deadline.timeIntervalSinceNow, 0)
-        setIdentityTimer(for: id, after: .milliseconds(Int(delay * 1000) + 1)) { [weak self] in
-            guard let self, let session = self.state.withLock({ $0.sessions[id] }),
-                  case .user(let current) = session.identity, policy.verifier.deadline(of: current) <= Date()
-            else { return }
-            self.logger.info("closing: token expired", metadata: ["session": id.description, "user": current.subject])
-            self.transport.close(id, code: .policyViolation, reason: "token expired", afterFlush: true)
+        let delay = max(policy.verifier.deadline(of: token).timeIntervalSinceNow, 0)
+        identityDeadlines.set(id, .expiry, after: .milliseconds(Int(delay * 1000) + 1))
+    }
+
+    /// The deadlines that came (on the deadlines' queue): a connection still without a token
+    /// is closed for the auth timeout, one whose token is past `exp` and the leeway for
+    /// expiry; one whose token was refreshed in the meantime gets its new deadline.
+    func identityDeadlinesPassed(_ due: [(key: ConnectionID, value: IdentityDeadline)]) {
+        guard let policy = configuration.auth else { return }
+        for (id, deadline) in due {
+            guard let identity = state.withLock({ $0.sessions[id]?.identity }) else { continue }
+            switch (deadline, identity) {
+            case (.authTimeout, .awaiting):
+                logger.info("closing: no valid token in time", metadata: ["session": id.description])
+                transport.close(id, code: .policyViolation, reason: "authentication timeout", afterFlush: true)
+            case (.expiry, .user(let current)) where policy.verifier.deadline(of: current) <= Date():
+                logger.info("closing: token expired", metadata: ["session": id.description, "user": current.subject])
+                transport.close(id, code: .policyViolation, reason: "token expired", afterFlush: true)
+            case (.expiry, .user(let current)):
+                // The wall clock is behind the timer's (or the token was refreshed): not yet.
+                armExpiry(for: id, token: current, policy: policy)
+            default:
+                break
+            }
         }
-    }
-
-    /// The connection's one identity timer, replacing (and cancelling) the one before.
-    private func setIdentityTimer(for id: ConnectionID, after delay: Duration, _ body: @escaping @Sendable () -> Void) {
-        let timer = IdentityTimer(after: delay, body)
-        identityTimers.withLock { $0.updateValue(timer, forKey: id) }?.cancel()
-    }
-
-    /// Cancels the connection's identity timer (it closed).
-    func cancelIdentityTimer(for id: ConnectionID) {
-        identityTimers.withLock { $0.removeValue(forKey: id) }?.cancel()
     }
 
     /// `{"type":"auth","token":…}`: authenticate, or refresh with a token for the same user.

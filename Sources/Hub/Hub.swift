@@ -43,8 +43,8 @@ public final class Hub: TransportHandler, Sendable {
     public let metrics: HubMetrics
     let readinessChecks = Locked<[@Sendable () -> String?]>([])
     let metricsSources = Locked<[@Sendable (inout Exposition) -> Void]>([])
-    /// Each connection's auth timeout or expiry timer, cancelled when it closes.
-    let identityTimers = Locked<[ConnectionID: IdentityTimer]>([:])
+    /// Each connection's auth timeout or token expiry, forgotten when it closes.
+    let identityDeadlines = IdentityDeadlines()
     /// The cluster this hub is a node of; nil: instances live in this process alone.
     let cluster: ClusterNode?
 
@@ -75,6 +75,7 @@ public final class Hub: TransportHandler, Sendable {
         writer.writeValue(registry.helloDescription)
         self.helloReactors = writer.bytes
         cluster?.attach(delivery)
+        identityDeadlines.activate { [weak self] due in self?.identityDeadlinesPassed(due) }
     }
 
     /// Starts the transport; returns its bound port.
@@ -153,7 +154,7 @@ public final class Hub: TransportHandler, Sendable {
         delivery.closed(id)
         load.forget(id)
         metrics.connectionsClosed.increment(String(code.rawValue))
-        cancelIdentityTimer(for: id)
+        identityDeadlines.cancel(id)
         logger.info(
             "connection closed",
             metadata: [

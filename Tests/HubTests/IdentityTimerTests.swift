@@ -24,7 +24,8 @@ struct IdentityTimerTests {
     }
 
     // Regression: each connection's expiry was an `asyncAfter` that kept its closure until the
-    // token's exp, so closed connections held memory for as long as their tokens lived.
+    // token's exp, so closed connections held memory for as long as their tokens lived. Now
+    // a closed connection's deadline is forgotten at once.
     @Test func aClosedConnectionKeepsNoTimerUntilItsTokensExp() async throws {
         let token = try TokenMinter(secret: secret).mint(subject: "alice", read: ["doc/*"], act: [], ttl: .seconds(7 * 86400), now: Date())
         let policy = try policy()
@@ -37,12 +38,12 @@ struct IdentityTimerTests {
                 #expect(try await client.receive().hasPrefix(#"{"type":"authed","ref":\#(index),"user":"alice""#))
                 clients.append(client)
             }
-            // One timer per connection: the refresh replaced the auth timeout's.
-            #expect(hub.identityTimers.withLock { $0.count } == 20)
+            // One deadline per connection: the refresh replaced the auth timeout's.
+            #expect(hub.identityDeadlines.count == 20)
             for client in clients.prefix(15) { client.close() }
-            #expect(try await eventually { hub.identityTimers.withLock { $0.count } == 5 })
+            #expect(try await eventually { hub.identityDeadlines.count == 5 })
             for client in clients.dropFirst(15) { client.close() }
-            #expect(try await eventually { hub.identityTimers.withLock { $0.count } == 0 })
+            #expect(try await eventually { hub.identityDeadlines.count == 0 })
         }
     }
 
