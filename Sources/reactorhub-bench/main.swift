@@ -21,11 +21,13 @@ modes:
            server needed
 
 fanout / raw options:
-  --subscribers N     receiving connections (default 100)
-  --senders S         sending connections, not counted as subscribers (default 1)
+  --subscribers N     receiving connections (default 100; with --reactors, in all)
+  --senders S         sending connections, not counted as subscribers (default 1; with
+                      --reactors, senders in all, each with a connection per reactor)
   --window W[,W…]     saturation: each sender keeps W actions in flight, an action being
-                      done once every subscriber holds it (default 16); with a list, one
-                      run per value and the best (in order, most updates/s) is reported
+                      done once every subscriber (of its reactor) holds it (default 16);
+                      with a list, one run per value and the best (in order, most
+                      updates/s) is reported
   --rate R[,R…]       fixed rate: R actions per second in total, on a timer (instead of
                       --window)
   --repeat N          run each window (or rate) N times; report the best (default 1)
