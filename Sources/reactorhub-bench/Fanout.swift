@@ -1,17 +1,19 @@
 import Glibc
 
-/// `fanout` and `raw`: N subscribers and S senders on one reactor (or one mirror).
+/// `fanout` and `raw`: N subscribers and S senders on one reactor (or one mirror), or
+/// spread over R reactors (mirror rooms) as `ReactorLayout` says.
 ///
-/// Every action is a doc `set` of `/sK` (K = the sender) to `{"t":NANOS,"seq":N,"pad":…}`;
-/// against a mirror server the same text is sent and echoed to everyone. Subscribers
-/// read the timestamps back out of the patches (or echoes), so latency is measured from
-/// the moment the sender wrote the action to the moment each subscriber read it.
+/// Every action is a doc `set` of `/sK` (K = the sender, or with several reactors the
+/// link: one sender's connection to one reactor) to `{"t":NANOS,"seq":N,"pad":…}`;
+/// against a mirror server the same text is sent and echoed to everyone in the room.
+/// Subscribers read the timestamps back out of the patches (or echoes), so latency is
+/// measured from the moment the sender wrote the action to the moment each subscriber read it.
 ///
-/// An action is *complete* once every subscriber holds it (its version, or a later one
-/// that covers it: a multi-version patch with `base`, or a snapshot). With `--window W`
-/// each sender keeps at most W incomplete actions in flight: the saturation throughput
-/// without unbounded queues. With `--rate R` the senders send R actions per second
-/// together, on a timer, whatever happens.
+/// An action is *complete* once every subscriber of its reactor holds it (its version, or
+/// a later one that covers it: a multi-version patch with `base`, or a snapshot). With
+/// `--window W` each sender keeps at most W incomplete actions in flight, summed over its
+/// reactors: the saturation throughput without unbounded queues. With `--rate R` the
+/// senders send R actions per second together, on a timer, whatever happens.
 final class Fanout: Workload {
     enum Wire { case reactorhub, mirror }
     enum Pace { case rate(Double), window(Int) }
@@ -25,8 +27,8 @@ final class Fanout: Workload {
         /// Where the senders connect; nil: `endpoint`.
         var senderEndpoint: Endpoint?
         var proto: Wire
-        var subscribers: Int
-        var senders: Int
+        /// Subscribers, senders and reactors, and how they are spread.
+        var layout: ReactorLayout
         var pace: Pace
         var warmup: Double
         var duration: Double
@@ -36,6 +38,7 @@ final class Fanout: Workload {
         /// The counter file of bench/malloc-count.so loaded into the server, read when the
         /// server's CPU is: heap allocations per action.
         var mallocCounter: MallocCounter?
+        /// The reactor, or with several the prefix of each: `REACTOR-K`.
         var reactor: String
         var batch: Int
         /// Microseconds between the starts of two event-loop turns (0: none).
@@ -47,12 +50,17 @@ final class Fanout: Workload {
         var verbose: Bool
     }
 
-    static let ring = 1 << 16
-
     let settings: Settings
     let loop: Loop<Fanout>
+    let layout: ReactorLayout
     let subscriberCount: Int
     let senderCount: Int
+    /// Sending connections: the senders, or with several reactors their links.
+    let linkCount: Int
+    /// Slots per link for the send times of actions in flight (a power of two).
+    let ring: Int
+    private let subscribersPerReactor: Int
+    private let linksPerReactor: Int
     private(set) var phase = Phase.connecting
 
     // Subscribers
@@ -63,15 +71,20 @@ final class Fanout: Workload {
     private var connecting = 0
     private let lastSeq: UnsafeMutablePointer<Int>
 
-    // Senders
+    // Senders (by link, unless said otherwise)
     private var sent: [Int]
     private var completed: [Int]
+    /// Per sender: its incomplete actions, over all its links.
+    private var inFlight: [Int]
+    /// Per sender: the turn of its next link (0..<linksPerSender).
+    private var nextTurn: [Int]
     private let sendTimes: UnsafeMutablePointer<UInt64>
     private let counts: UnsafeMutablePointer<Int32>
     private var prefixes: [[UInt8]] = []
     private var suffix: [UInt8] = []
     private var message: [UInt8] = []
-    private var nextSender = 0
+    private var joins: [[UInt8]] = []
+    private var nextLink = 0
     private var messageSize = 0
 
     // Time
@@ -109,6 +122,8 @@ final class Fanout: Workload {
     private var closedConnections = 0
     private var firstClose: String?
     private var timestampMismatches = 0
+    /// Actions of another reactor (another mirror room) seen by a subscriber.
+    private var crossed = 0
     private var skipped = 0
     private var stalled = false
     private var aborted: String?
@@ -118,25 +133,44 @@ final class Fanout: Workload {
 
     init(settings: Settings) {
         self.settings = settings
-        subscriberCount = settings.subscribers
-        senderCount = settings.senders
-        let total = settings.subscribers + settings.senders
+        layout = settings.layout
+        subscriberCount = layout.subscribers
+        senderCount = layout.senders
+        linkCount = layout.links
+        subscribersPerReactor = layout.subscribersPerReactor
+        linksPerReactor = layout.linksPerReactor
+        // With many links, fewer slots each (at least 1024): ~2 M in all.
+        var slots = 1 << 16
+        while layout.reactors > 1 && slots > 1024 && slots * linkCount > 1 << 21 { slots >>= 1 }
+        ring = slots
+        let total = subscriberCount + linkCount
         let spread = settings.subscriberEndpoints.isEmpty ? [settings.endpoint] : settings.subscriberEndpoints
-        let subscribers = settings.subscribers
-        loop = Loop(endpoints: spread + [settings.senderEndpoint ?? settings.endpoint], count: total) { index in
-            index < subscribers ? index % spread.count : spread.count
+        let subscribers = subscriberCount
+        // A mirror's room is in the upgrade's URL: one endpoint per URL and room.
+        let rooms = settings.proto == .mirror ? layout.reactors : 1
+        let roomed = { (endpoint: Endpoint) in
+            (0..<rooms).map { rooms == 1 ? endpoint : endpoint.adding(argument: "mirror", value: settings.mirrorRoom($0)) }
+        }
+        let endpoints = spread.flatMap(roomed) + roomed(settings.senderEndpoint ?? settings.endpoint)
+        let layout = self.layout
+        loop = Loop(endpoints: endpoints, count: total) { index in
+            index < subscribers
+                ? index % spread.count * rooms + layout.reactor(ofSubscriber: index) % rooms
+                : spread.count * rooms + layout.reactor(ofLink: index - subscribers) % rooms
         }
         held = Array(repeating: 0, count: subscriberCount)
         ready = Array(repeating: false, count: total)
-        lastSeq = .allocate(capacity: subscriberCount * senderCount)
-        lastSeq.initialize(repeating: -1, count: subscriberCount * senderCount)
-        sent = Array(repeating: 0, count: senderCount)
-        completed = Array(repeating: 0, count: senderCount)
-        nextAck = Array(repeating: 0, count: senderCount)
-        sendTimes = .allocate(capacity: senderCount * Self.ring)
-        sendTimes.initialize(repeating: 0, count: senderCount * Self.ring)
-        counts = .allocate(capacity: senderCount * Self.ring)
-        counts.initialize(repeating: 0, count: senderCount * Self.ring)
+        lastSeq = .allocate(capacity: subscriberCount * linksPerReactor)
+        lastSeq.initialize(repeating: -1, count: subscriberCount * linksPerReactor)
+        sent = Array(repeating: 0, count: linkCount)
+        completed = Array(repeating: 0, count: linkCount)
+        inFlight = Array(repeating: 0, count: senderCount)
+        nextTurn = Array(repeating: 0, count: senderCount)
+        nextAck = Array(repeating: 0, count: linkCount)
+        sendTimes = .allocate(capacity: linkCount * ring)
+        sendTimes.initialize(repeating: 0, count: linkCount * ring)
+        counts = .allocate(capacity: linkCount * ring)
+        counts.initialize(repeating: 0, count: linkCount * ring)
         loop.workload = self
         buildTemplates()
     }
@@ -151,12 +185,15 @@ final class Fanout: Workload {
 
     /// `{"type":"action","reactor":R,"action":{"type":"set","path":"/sK","value":{"t":` + T
     /// + `,"seq":` + N + `,"pad":"xxx…"}}` + (with acks `,"ref":N`) + `}`, padded to about
-    /// `size` bytes.
+    /// `size` bytes; K is the link (the sender, with one reactor), R the link's reactor.
     private func buildTemplates() {
-        for sender in 0..<senderCount {
-            let text = #"{"type":"action","reactor":""# + settings.reactor
-                + #"","action":{"type":"set","path":"/s"# + String(sender) + #"","value":{"t":"#
+        for link in 0..<linkCount {
+            let text = #"{"type":"action","reactor":""# + settings.reactorName(layout.reactor(ofLink: link))
+                + #"","action":{"type":"set","path":"/s"# + String(link) + #"","value":{"t":"#
             prefixes.append(Array(text.utf8))
+        }
+        for reactor in 0..<layout.reactors {
+            joins.append(Array((#"{"type":"join","reactor":""# + settings.reactorName(reactor) + #""}"#).utf8))
         }
         let fixed = prefixes[0].count + String(monotonicNanos()).count + #","seq":"#.count + 4 + #","pad":""#.count + #""}}}"#.count
         let pad = String(repeating: "x", count: max(1, settings.size - fixed))
@@ -192,7 +229,7 @@ final class Fanout: Workload {
     }
 
     private func connectMore() {
-        let total = subscriberCount + senderCount
+        let total = subscriberCount + linkCount
         while connecting < settings.batch && nextToConnect < total {
             connecting += 1
             loop.connect(loop.connections[nextToConnect])
@@ -211,7 +248,7 @@ final class Fanout: Workload {
     private func advance(now: UInt64) {
         switch phase {
         case .connecting:
-            if readyCount == subscriberCount + senderCount {
+            if readyCount == subscriberCount + linkCount {
                 connectedAt = now
                 phase = .warmup
                 measureStart = now + UInt64(settings.warmup * 1e9)
@@ -220,7 +257,11 @@ final class Fanout: Workload {
                 if case .rate(let rate) = settings.pace {
                     loop.addTimer(tag: 1, periodNanos: UInt64(max(1_000, 1e9 / rate)))
                 }
-                log("connected \(subscriberCount) subscribers and \(senderCount) senders in \(ms(Double(now - startedConnecting) / 1000)) ms")
+                if layout.reactors == 1 {
+                    log("connected \(subscriberCount) subscribers and \(senderCount) senders in \(ms(Double(now - startedConnecting) / 1000)) ms")
+                } else {
+                    log("connected \(subscriberCount) subscribers to \(layout.reactors) reactors and \(senderCount) senders (\(linkCount) links) in \(ms(Double(now - startedConnecting) / 1000)) ms")
+                }
             } else if aborted == nil, now - startedConnecting > 60_000_000_000 {
                 abort("could not connect everyone in 60 s (\(readyCount) ready, \(loop.failures) failed: \(loop.firstFailure ?? "-"))")
             } else if aborted != nil {
@@ -243,7 +284,7 @@ final class Fanout: Workload {
                 loop.removeTimers()
             }
         case .draining:
-            let drained = (0..<senderCount).allSatisfy { completed[$0] == sent[$0] }
+            let drained = (0..<linkCount).allSatisfy { completed[$0] == sent[$0] }
             if drained || now - measureEnd > 3_000_000_000 || aborted != nil {
                 phase = .done
             }
@@ -253,7 +294,7 @@ final class Fanout: Workload {
         if aborted != nil && phase != .draining { phase = .done }
         if case .window = settings.pace, phase == .warmup || phase == .measuring, now - lastProgress > 5_000_000_000 {
             stalled = true
-            abort("no action completed for 5 s (in flight: \((0..<senderCount).map { sent[$0] - completed[$0] }))")
+            abort("no action completed for 5 s (in flight: \(inFlight))")
         }
     }
 
@@ -276,31 +317,35 @@ final class Fanout: Workload {
         machineBusy = machineCPUSeconds().busy - machineStart.busy
     }
 
+    /// Each sender sends until it has `window` actions in flight, its links taking turns.
     private func refill(now: UInt64) {
         guard case .window(let window) = settings.pace else { return }
+        let turns = layout.linksPerSender
         for sender in 0..<senderCount {
-            while sent[sender] - completed[sender] < window {
-                if !send(from: sender) { break }
+            while inFlight[sender] < window {
+                if !send(on: layout.link(ofSender: sender, turn: nextTurn[sender])) { break }
+                nextTurn[sender] = turns == 1 ? 0 : (nextTurn[sender] + 1) % turns
             }
         }
     }
 
+    /// The links take turns: sender after sender, then each sender's next reactor.
     func timerFired(_ tag: Int, expirations: UInt64) {
         guard phase == .warmup || phase == .measuring else { return }
         for _ in 0..<expirations {
-            if !send(from: nextSender) { skipped += 1 }
-            nextSender = (nextSender + 1) % senderCount
+            if !send(on: nextLink) { skipped += 1 }
+            nextLink = (nextLink + 1) % linkCount
         }
     }
 
     @discardableResult
-    private func send(from sender: Int) -> Bool {
-        let seq = sent[sender]
-        guard seq - completed[sender] < Self.ring - 1 else { return false }
-        let connection = loop.connections[subscriberCount + sender]
+    private func send(on link: Int) -> Bool {
+        let seq = sent[link]
+        guard seq - completed[link] < ring - 1 else { return false }
+        let connection = loop.connections[subscriberCount + link]
         guard connection.phase == .open else { return false }
         message.removeAll(keepingCapacity: true)
-        message.append(contentsOf: prefixes[sender])
+        message.append(contentsOf: prefixes[link])
         let t = monotonicNanos()
         appendDecimal(Int(t), to: &message)
         message.append(contentsOf: #","seq":"#.utf8)
@@ -312,8 +357,9 @@ final class Fanout: Workload {
         }
         message.append(UInt8(ascii: "}"))
         messageSize = message.count
-        sendTimes[sender * Self.ring + seq & (Self.ring - 1)] = t
-        sent[sender] = seq + 1
+        sendTimes[link * ring + seq & (ring - 1)] = t
+        sent[link] = seq + 1
+        inFlight[layout.sender(ofLink: link)] += 1
         if t >= measureStart && t < measureEnd {
             actionsInWindow += 1
             if settings.timeline { tick(&timelineActions, t, 1) }
@@ -327,8 +373,9 @@ final class Fanout: Workload {
     func opened(_ connection: Connection) {
         switch settings.proto {
         case .reactorhub:
-            let join = #"{"type":"join","reactor":""# + settings.reactor + #""}"#
-            Array(join.utf8).withUnsafeBytes { loop.sendText(connection, $0) }
+            let id = connection.id
+            let reactor = id < subscriberCount ? layout.reactor(ofSubscriber: id) : layout.reactor(ofLink: id - subscriberCount)
+            joins[reactor].withUnsafeBytes { loop.sendText(connection, $0) }
         case .mirror:
             markReady(connection)
         }
@@ -344,7 +391,13 @@ final class Fanout: Workload {
             firstClose = "connection \(connection.id) (\(connection.id < subscriberCount ? "subscriber" : "sender")): \(reason)"
         }
         if phase != .draining && phase != .done {
-            abort("connection \(connection.id) closed: \(reason)")
+            var hint = ""
+            if settings.proto == .mirror && layout.reactors > 3 && phase != .measuring {
+                // plugins/protocol_lws_mirror.c: MAX_MIRROR_INSTANCES 3; a fourth room's
+                // upgrade completes, then the connection is dropped.
+                hint = " (libwebsockets-test-server 4.1.6 keeps at most 3 mirror rooms; scripts/build-mirror-rooms.sh builds one with more)"
+            }
+            abort("connection \(connection.id) closed: \(reason)\(hint)")
         }
     }
 
@@ -418,11 +471,11 @@ final class Fanout: Workload {
         case .snapshot:
             markReady(connection)
         case .ack:
-            // Acks come in the order of the actions: ref = the next sequence number.
-            let sender = connection.id - subscriberCount
+            // Acks come in the order of the actions: ref = the link's next sequence number.
+            let link = connection.id - subscriberCount
             let ref = Scan.integer(after: Needles.ref, payload, from: 0, to: count)?.value
-            if ref != nextAck[sender] { ackMismatches += 1 }
-            nextAck[sender] = (ref ?? nextAck[sender]) + 1
+            if ref != nextAck[link] { ackMismatches += 1 }
+            nextAck[link] = (ref ?? nextAck[link]) + 1
             if inWindow { acks += 1 }
         case .error:
             serverError(text(payload, count))
@@ -443,26 +496,34 @@ final class Fanout: Workload {
         String(decoding: UnsafeBufferPointer(start: payload, count: min(count, 300)), as: UTF8.self)
     }
 
-    /// Subscriber `index` now holds `sample.seq` of `sample.sender`, and everything
+    /// Subscriber `index` now holds `sample.seq` of link `sample.sender`, and everything
     /// before it: record one delivery per newly covered action.
     @inline(__always)
     private func cover(_ index: Int, _ sample: OpSample, now: UInt64, exact: Bool) {
-        let sender = sample.sender
-        guard sender >= 0 && sender < senderCount else { return }
-        let slot = index * senderCount + sender
+        let link = sample.sender
+        guard link >= 0 && link < linkCount else { return }
+        var place = link
+        if layout.reactors > 1 {
+            guard layout.reactor(ofLink: link) == layout.reactor(ofSubscriber: index) else {
+                crossed += 1
+                return
+            }
+            place = layout.place(ofLink: link)
+        }
+        let slot = index * linksPerReactor + place
         let previous = lastSeq[slot]
         let seq = sample.seq
         guard seq > previous else {
             reorders += 1
             return
         }
-        guard seq < sent[sender] else { return }
-        let ring = sender * Self.ring
-        let mask = Self.ring - 1
-        if sample.t != 0 && sample.t != sendTimes[ring + seq & mask] { timestampMismatches += 1 }
+        guard seq < sent[link] else { return }
+        let base = link * ring
+        let mask = ring - 1
+        if sample.t != 0 && sample.t != sendTimes[base + seq & mask] { timestampMismatches += 1 }
         var covered = previous + 1
         while covered <= seq {
-            let sentAt = sendTimes[ring + covered & mask]
+            let sentAt = sendTimes[base + covered & mask]
             let measured = sentAt >= measureStart && sentAt < measureEnd
             if exact && covered != seq {
                 // A mirror never coalesces: a skipped message was lost.
@@ -470,22 +531,23 @@ final class Fanout: Workload {
             } else if measured {
                 delivery.record(nanos: now &- sentAt)
             }
-            let reached = counts[ring + covered & mask] &+ 1
-            counts[ring + covered & mask] = reached
-            if Int(reached) == subscriberCount && measured {
+            let reached = counts[base + covered & mask] &+ 1
+            counts[base + covered & mask] = reached
+            if Int(reached) == subscribersPerReactor && measured {
                 last.record(nanos: now &- sentAt)
             }
             covered += 1
         }
         lastSeq[slot] = seq
-        var done = completed[sender]
-        let limit = sent[sender]
-        while done < limit && Int(counts[ring + done & mask]) >= subscriberCount {
-            counts[ring + done & mask] = 0
+        var done = completed[link]
+        let limit = sent[link]
+        while done < limit && Int(counts[base + done & mask]) >= subscribersPerReactor {
+            counts[base + done & mask] = 0
             done += 1
         }
-        if done != completed[sender] {
-            completed[sender] = done
+        if done != completed[link] {
+            inFlight[layout.sender(ofLink: link)] -= done - completed[link]
+            completed[link] = done
             lastProgress = now
         }
     }
@@ -513,7 +575,9 @@ final class Fanout: Workload {
         let seconds = measureEnd > measureStart && measureEnd != .max ? Double(measureEnd - measureStart) / 1e9 : 0
         var incomplete = 0
         for index in 0..<subscriberCount {
-            for sender in 0..<senderCount where lastSeq[index * senderCount + sender] != sent[sender] - 1 {
+            let reactor = layout.reactor(ofSubscriber: index)
+            for place in 0..<linksPerReactor
+            where lastSeq[index * linksPerReactor + place] != sent[layout.link(ofReactor: reactor, place: place)] - 1 {
                 incomplete += 1
                 break
             }
@@ -523,6 +587,8 @@ final class Fanout: Workload {
             mode: settings.proto == .reactorhub ? "fanout" : "raw",
             subscribers: subscriberCount,
             senders: senderCount,
+            reactors: layout.reactors,
+            links: linkCount,
             pace: settings.pace,
             size: messageSize,
             seconds: seconds,
@@ -547,6 +613,7 @@ final class Fanout: Workload {
             closed: closedConnections,
             firstClose: firstClose,
             timestampMismatches: timestampMismatches,
+            crossed: crossed,
             skipped: skipped,
             clientCPU: clientCPU,
             serverCPU: serverCPU,

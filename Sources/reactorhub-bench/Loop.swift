@@ -84,6 +84,13 @@ struct Endpoint {
         if host == "localhost" { host = "127.0.0.1" }
         self.subprotocol = subprotocol
     }
+
+    /// The same endpoint with `name=value` added to the path's query.
+    func adding(argument name: String, value: String) -> Endpoint {
+        var endpoint = self
+        endpoint.path += (path.contains("?") ? "&" : "?") + name + "=" + value
+        return endpoint
+    }
 }
 
 /// A single-threaded epoll loop over many client connections. Level-triggered; one read

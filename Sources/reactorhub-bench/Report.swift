@@ -40,6 +40,10 @@ struct FanoutReport {
     var mode: String
     var subscribers: Int
     var senders: Int
+    /// Reactors (mirror rooms) the subscribers are spread over.
+    var reactors: Int
+    /// Sending connections: one per sender and reactor it sends to.
+    var links: Int
     var pace: Fanout.Pace
     var size: Int
     var seconds: Double
@@ -67,6 +71,8 @@ struct FanoutReport {
     var closed: Int
     var firstClose: String?
     var timestampMismatches: Int
+    /// Actions of another reactor that reached a subscriber (a mirror room leaking).
+    var crossed: Int
     var skipped: Int
     var clientCPU: Double
     var serverCPU: Double?
@@ -88,13 +94,13 @@ struct FanoutReport {
 
     var ordered: Bool {
         gaps == 0 && reorders == 0 && lost == 0 && incomplete == 0 && closed == 0 && aborted == nil
-            && timestampMismatches == 0 && serverErrors == 0 && ackMismatches == 0
+            && timestampMismatches == 0 && serverErrors == 0 && ackMismatches == 0 && crossed == 0
     }
 
     private var paceText: String {
         switch pace {
         case .rate(let value): return "rate \(fmt(value)) actions/s"
-        case .window(let value): return "window \(value) in flight per sender"
+        case .window(let value): return "window \(value) in flight per sender" + (links > senders ? " (over its reactors)" : "")
         }
     }
 
@@ -116,13 +122,17 @@ struct FanoutReport {
 
     var text: String {
         var lines: [String] = []
-        lines.append("\(label): \(mode), \(subscribers) subscribers, \(senders) sender(s), \(paceText), ~\(size)-byte actions, \(fmt(seconds, 2)) s measured")
+        if reactors == 1 {
+            lines.append("\(label): \(mode), \(subscribers) subscribers, \(senders) sender(s), \(paceText), ~\(size)-byte actions, \(fmt(seconds, 2)) s measured")
+        } else {
+            lines.append("\(label): \(mode), \(reactors) reactors × \(subscribers / reactors) subscribers (\(subscribers) in all), \(senders) sender(s) on \(links) sending connections, \(paceText), ~\(size)-byte actions, \(fmt(seconds, 2)) s measured; figures summed over the reactors")
+        }
         lines.append("  actions sent       \(fmt(rate(actions))) /s")
         lines.append("  updates applied    \(fmt(rate(updates))) /s (one version reaching one subscriber)")
         lines.append("  frames delivered   \(fmt(rate(frames))) /s to subscribers (+\(fmt(rate(senderFrames))) /s to senders), \(fmt(rate(bytes) / 1e6, 2)) MB/s, \(fmt(frames > 0 ? Double(updates) / Double(frames) : 0, 2)) updates/frame")
         if acksExpected { lines.append("  acks read          \(fmt(rate(acks))) /s (\(ackMismatches) out of order)") }
         lines.append("  latency, send to each subscriber:  \(delivery.text)")
-        lines.append("  latency, send to last subscriber:  \(last.text)")
+        lines.append("  latency, send to last subscriber\(reactors > 1 ? " of the action's reactor" : ""):  \(last.text)")
         var cpu = "  CPU: client \(fmt(clientCPU, 2)) s (\(fmt(seconds > 0 ? clientCPU / seconds * 100 : 0)) % of a core)"
         if let serverCPU {
             cpu += ", server \(fmt(serverCPU, 2)) s (\(fmt(seconds > 0 ? serverCPU / seconds * 100 : 0)) %), "
@@ -135,7 +145,11 @@ struct FanoutReport {
             let perAction = { (count: UInt64) in fmt(Double(count) / Double(actions), 2) }
             lines.append("  server heap per action: \(perAction(serverMallocs.allocations)) allocations, \(perAction(serverMallocs.reallocations)) reallocations, \(perAction(serverMallocs.frees)) frees, \(perAction(serverMallocs.bytes)) bytes")
         }
-        lines.append("  check: \(ordered ? "every subscriber saw every version in order" : "PROBLEMS") (gaps \(gaps), reorders \(reorders), lost \(lost), resync snapshots \(resyncs), incomplete \(incomplete), server errors \(serverErrors), closed \(closed), timestamp mismatches \(timestampMismatches), skipped sends \(skipped))")
+        if reactors == 1 {
+            lines.append("  check: \(ordered ? "every subscriber saw every version in order" : "PROBLEMS") (gaps \(gaps), reorders \(reorders), lost \(lost), resync snapshots \(resyncs), incomplete \(incomplete), server errors \(serverErrors), closed \(closed), timestamp mismatches \(timestampMismatches), skipped sends \(skipped))")
+        } else {
+            lines.append("  check: \(ordered ? "every subscriber saw every action of its reactor in order, none of another" : "PROBLEMS") (gaps \(gaps), reorders \(reorders), lost \(lost), resync snapshots \(resyncs), incomplete \(incomplete), server errors \(serverErrors), closed \(closed), timestamp mismatches \(timestampMismatches), other reactor's actions \(crossed), skipped sends \(skipped))")
+        }
         if let firstServerError { lines.append("  first server error: \(firstServerError)") }
         if let firstClose { lines.append("  first close: \(firstClose)") }
         if let aborted { lines.append("  ABORTED: \(aborted)") }
@@ -145,7 +159,7 @@ struct FanoutReport {
     var json: String {
         var fields: [String] = [
             "\"label\":\(jsonString(label))", "\"mode\":\(jsonString(mode))",
-            "\"subscribers\":\(subscribers)", "\"senders\":\(senders)", paceJSON, "\"size\":\(size)",
+            "\"subscribers\":\(subscribers)", "\"senders\":\(senders)", "\"reactors\":\(reactors)", paceJSON, "\"size\":\(size)",
             "\"seconds\":\(fmt(seconds, 3))", "\"connectSeconds\":\(fmt(connectSeconds, 3))",
             "\"actionsPerSecond\":\(fmt(rate(actions)))", "\"updatesPerSecond\":\(fmt(rate(updates)))",
             "\"framesPerSecond\":\(fmt(rate(frames)))", "\"senderFramesPerSecond\":\(fmt(rate(senderFrames)))",
@@ -154,6 +168,12 @@ struct FanoutReport {
             "\"gaps\":\(gaps)", "\"reorders\":\(reorders)", "\"lost\":\(lost)", "\"resyncs\":\(resyncs)",
             "\"incomplete\":\(incomplete)", "\"serverErrors\":\(serverErrors)", "\"closed\":\(closed)",
             "\"timestampMismatches\":\(timestampMismatches)", "\"skipped\":\(skipped)",
+        ]
+        if reactors > 1 {
+            fields.append("\"sendingConnections\":\(links)")
+            fields.append("\"crossed\":\(crossed)")
+        }
+        fields += [
             "\"ordered\":\(ordered)",
             "\"clientCPUSeconds\":\(fmt(clientCPU, 3))",
         ]

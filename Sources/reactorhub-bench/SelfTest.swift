@@ -1,6 +1,7 @@
 /// `reactorhub-bench selftest`: the frame scanner against the shapes of frames it must
 /// read (one version, several versions with `base` either as a list of ops or collapsed,
-/// leaf ops, a snapshot, a mirrored action). Exit status 0 when all pass.
+/// leaf ops, a snapshot, a mirrored action), and the spread of `--reactors`
+/// (`SelfTest+Layout.swift`). Exit status 0 when all pass.
 enum SelfTest {
     struct Case {
         var name: String
@@ -86,6 +87,7 @@ enum SelfTest {
                 print("FAIL  \(item.name): \(problems.joined(separator: "; "))")
             }
         }
+        failures += runLayouts()
         return failures == 0 ? 0 : 1
     }
 }

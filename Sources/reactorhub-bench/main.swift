@@ -7,22 +7,27 @@ Load generator for ReactorHub: raw sockets, epoll, one thread, its own RFC 6455 
 Prints a readable summary, then one line `RESULT {json}` for scripts.
 
 modes:
-  fanout   N subscribers and S senders joined to one `doc` reactor of the daemon; each
-           action is a doc `set` of /sK to {"t":NANOS,"seq":N,"pad":"x…"}; subscribers
-           read t back from the patches (also multi-version ones with `base`)
+  fanout   N subscribers and S senders joined to one `doc` reactor of the daemon (or
+           spread over R, --reactors); each action is a doc `set` of /sK to
+           {"t":NANOS,"seq":N,"pad":"x…"}; subscribers read t back from the patches (also
+           multi-version ones with `base`)
   raw      the same fan-out against a plain broadcast server (lws-mirror-protocol, or the
-           node-ws baseline): the same action text, echoed to every client
+           node-ws baseline): the same action text, echoed to every client (of the room:
+           with R reactors, R rooms `?mirror=NAME`)
   idle     N connections, each joined to one of R `doc` reactors (or just open, with
            --protocol mirror); time to connect them all, server RSS per connection
   selftest the frame scanner against canned frames (single and multi-version patches,
-           leaf ops, snapshots, mirrored actions); no server needed
+           leaf ops, snapshots, mirrored actions), and the spread of --reactors; no
+           server needed
 
 fanout / raw options:
-  --subscribers N     receiving connections (default 100)
-  --senders S         sending connections, not counted as subscribers (default 1)
+  --subscribers N     receiving connections (default 100; with --reactors, in all)
+  --senders S         sending connections, not counted as subscribers (default 1; with
+                      --reactors, senders in all, each with a connection per reactor)
   --window W[,W…]     saturation: each sender keeps W actions in flight, an action being
-                      done once every subscriber holds it (default 16); with a list, one
-                      run per value and the best (in order, most updates/s) is reported
+                      done once every subscriber (of its reactor) holds it (default 16);
+                      with a list, one run per value and the best (in order, most
+                      updates/s) is reported
   --rate R[,R…]       fixed rate: R actions per second in total, on a timer (instead of
                       --window)
   --repeat N          run each window (or rate) N times; report the best (default 1)
@@ -35,7 +40,23 @@ fanout / raw options:
   --malloc-count FILE the counter file of bench/malloc-count.so, preloaded into the server
                       (MALLOC_COUNT_FILE=FILE LD_PRELOAD=…/malloc-count.so): its heap calls
                       per action during the measurement
-  --reactor KIND/ID   reactor (default doc/bN…: a fresh one for each run)
+  --reactor KIND/ID   reactor (default doc/bN…: a fresh one for each run); with
+                      --reactors, the prefix of each
+  --reactors R        many reactors (default 1): reactor k (0 ≤ k < R) is KIND/ID-k, and
+                      for raw the mirror room ?mirror=ID-k (lws-mirror-protocol, or
+                      bench/node-broadcast.js; libwebsockets-test-server 4.1.6 keeps at most
+                      3 rooms, scripts/build-mirror-rooms.sh builds one with more).
+                      --subscribers N is the total: subscriber i joins reactor i mod R
+                      (N must be a multiple of R: N/R each). --senders S is the total:
+                      senders reach reactors over sending connections, connection l
+                      (0 ≤ l < max(R, S)) being sender l mod S's to reactor l mod R (one
+                      of R and S must divide the other): with S ≥ R, sender j sends to
+                      reactor j mod R; with S < R, sender j to R/S reactors, one action
+                      each in turn. The action's /sK names its connection, whose actions
+                      are numbered on their own. --window W: each sender keeps W actions
+                      in flight summed over its reactors, an action being done once every
+                      subscriber of its own reactor holds it; --rate: the connections
+                      take turns, sender after sender, then the next reactor of each
   --turn-pause-us US  least time between two event-loop turns (default 250 with --window,
                       0 with --rate): frames gather in the sockets so that one read takes
                       many, which keeps the client's CPU per frame low at saturation
@@ -71,7 +92,10 @@ updates applied per second (one version reaching one subscriber; a frame with `b
 counts version - base), frames per second, latency from the sender's write to each
 subscriber and to the last subscriber (p50/p90/p99/max), the client's and the server's
 CPU seconds, and a check that every subscriber saw every version in order (patch base =
-version held; a resync snapshot counts as seeing the versions it covers).
+version held; a resync snapshot counts as seeing the versions it covers). With
+--reactors R: summed over the reactors; "last subscriber" is the last of the action's
+reactor; the order is checked per subscriber and sending connection of its reactor, and
+an action of another reactor reaching a subscriber is a problem (`crossed`).
 """
 
 struct Arguments {
@@ -230,6 +254,22 @@ func main() -> Int32 {
         }
         let repeats = try arguments.int("--repeat", 1)
         let baseReactor = arguments.string("--reactor", "doc/b\(unique)")
+        let layout = try ReactorLayout(
+            reactors: try arguments.int("--reactors", 1),
+            subscribers: try arguments.int("--subscribers", 100),
+            senders: try arguments.int("--senders", 1)
+        )
+        if proto == .mirror && layout.reactors > 1 {
+            if (endpoints + [senderEndpoint].compactMap { $0 }).contains(where: { $0.path.contains("mirror=") }) {
+                throw UsageError("with --reactors, the mirror room is set for each reactor: no ?mirror= in --url")
+            }
+            // The sweep adds -N (the try) to the prefix, then each room -K.
+            let longest = baseReactor.split(separator: "/", maxSplits: 1).last.map(String.init) ?? baseReactor
+            let room = longest + (paces.count * repeats > 1 ? "-\(paces.count * repeats)" : "") + "-\(layout.reactors - 1)"
+            if room.utf8.count > 28 {
+                throw UsageError("mirror room '\(room)' is too long: lws-mirror-protocol keeps 28 bytes of a name (use a shorter --reactor)")
+            }
+        }
         var best: FanoutReport?
         var tries: [String] = []
         var attempt = 0
@@ -242,8 +282,7 @@ func main() -> Int32 {
                     subscriberEndpoints: endpoints.count > 1 ? endpoints : [],
                     senderEndpoint: senderEndpoint,
                     proto: proto,
-                    subscribers: try arguments.int("--subscribers", 100),
-                    senders: try arguments.int("--senders", 1),
+                    layout: layout,
                     pace: pace,
                     warmup: try arguments.double("--warmup", 1),
                     duration: try arguments.double("--duration", 5),
