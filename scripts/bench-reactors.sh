@@ -131,17 +131,7 @@ wait_listening() {
   done
   echo "bench-reactors: the server did not start:" >&2; cat "$log" >&2; exit 1
 }
-# A free port whose successor is free too (the lws test server opens a second vhost there).
-free_port() {
-  local candidate
-  for _ in $(seq 1 50); do
-    candidate=$(( 20000 + RANDOM % 20000 ))
-    if ! ss -Htln "sport = :$candidate" | grep -q . && ! ss -Htln "sport = :$((candidate + 1))" | grep -q .; then
-      echo "$candidate"; return 0
-    fi
-  done
-  return 1
-}
+. "$repo/scripts/free-port.sh"
 
 # start SERVER: a fresh server; sets pid, url and mode (the bench's mode and protocol).
 start() {

@@ -166,16 +166,7 @@ start_daemon() {
   proto=(--protocol reactorhub)
 }
 
-free_port() {
-  local candidate
-  for _ in $(seq 1 50); do
-    candidate=$(( 20000 + RANDOM % 20000 ))
-    if ! ss -Htln "sport = :$candidate" | grep -q . && ! ss -Htln "sport = :$((candidate + 1))" | grep -q .; then
-      echo "$candidate"; return 0
-    fi
-  done
-  return 1
-}
+. "$repo/scripts/free-port.sh"
 
 start_mirror() {
   stop_server
