@@ -63,7 +63,7 @@ extension Hub {
         guard let policy = configuration.auth else { return }
         switch identity {
         case .awaiting:
-            identityDeadlines.set(id, .authTimeout, after: policy.timeout)
+            identityDeadlines.set(id, .authTimeout, inSeconds: policy.timeout / .seconds(1))
         case .user(let token):
             armExpiry(for: id, token: token, policy: policy)
         case .open, .anonymous:
@@ -72,8 +72,8 @@ extension Hub {
     }
 
     private func armExpiry(for id: ConnectionID, token: VerifiedToken, policy: AuthPolicy) {
-        let delay = max(policy.verifier.deadline(of: token).timeIntervalSinceNow, 0)
-        identityDeadlines.set(id, .expiry, after: .milliseconds(Int(delay * 1000) + 1))
+        // A millisecond past the deadline, so that the wall clock has reached it too.
+        identityDeadlines.set(id, .expiry, inSeconds: policy.verifier.deadline(of: token).timeIntervalSinceNow + 0.001)
     }
 
     /// The deadlines that came (on the deadlines' queue): a connection still without a token
@@ -133,7 +133,9 @@ extension Hub {
             refuse(id, error, ref: ref)
         case .success(let (output, lost)):
             logger.debug("authenticated", metadata: ["session": id.description, "user": verified.subject])
-            delivery.send(.reply(ServerMessage.authed(ref: ref, user: verified.subject, expires: Int(verified.expiresAt.timeIntervalSince1970))), to: output)
+            // `exp` may lie past what an Int holds (1e300 is a number of seconds too).
+            let expires = Int(min(verified.expiresAt.timeIntervalSince1970.rounded(.down), 0x1p62))
+            delivery.send(.reply(ServerMessage.authed(ref: ref, user: verified.subject, expires: expires)), to: output)
             for (address, slot) in lost.sorted(by: { $0.0.description < $1.0.description }) {
                 leave(slot, output: output, ref: nil, reply: false)
                 delivery.send(.reply(ServerMessage.left(address.description, ref: nil, reason: "forbidden")), to: output)

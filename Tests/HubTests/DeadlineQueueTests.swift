@@ -79,4 +79,16 @@ struct DeadlineQueueTests {
         #expect(due.map(\.key) == expected)
         #expect(queue.storedEntries == 0)
     }
+
+    // A token refreshed again and again sets one key each time: its old entries go too.
+    @Test func aKeySetAgainAndAgainKeepsTheHeapSmall() {
+        var queue = DeadlineQueue<Int, Int>()
+        for refresh in 0..<10_000 {
+            queue.set(1, deadline: UInt64(1_000_000 + refresh), value: refresh)
+        }
+        #expect(queue.count == 1)
+        #expect(queue.storedEntries <= 65)
+        let due = queue.removeDue(at: UInt64.max)
+        #expect(due.count == 1 && due.first?.value == 9_999)
+    }
 }

@@ -47,6 +47,22 @@ struct IdentityTimerTests {
         }
     }
 
+    // Regression: a token valid for longer than Int's nanoseconds (an issuer's "never
+    // expires") trapped converting its delay, which ended the daemon.
+    @Test func aTokenThatExpiresCenturiesAheadIsServed() async throws {
+        let token = try TokenMinter(secret: secret).mint(subject: "carol", read: [], act: [], ttl: .seconds(Int64.max / 4), now: Date())
+        let policy = try policy()
+        try await withHub(configure: { $0.auth = policy }) { hub, server in
+            let client = try await server.rawClient()
+            #expect(try await client.receive().contains(#""auth":"required""#))
+            client.send(#"{"type":"auth","token":"\#(token)","ref":1}"#)
+            #expect(try await client.receive().hasPrefix(#"{"type":"authed","ref":1,"user":"carol""#))
+            client.send(#"{"type":"ping","ref":2}"#)
+            #expect(try await client.receive() == #"{"type":"pong","ref":2}"#)
+            #expect(hub.identityDeadlines.count == 1)
+        }
+    }
+
     @Test func theAuthTimeoutStillClosesAndARefreshedConnectionIsNotClosedByItsOldTimer() async throws {
         // The signed-in connection opens first, so its old timer would fire before the
         // waiting one's: once the waiting one is closed, the signed-in one has outlived it.

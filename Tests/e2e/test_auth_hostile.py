@@ -171,6 +171,20 @@ def test_a_token_of_8192_bytes_is_accepted_at_the_upgrade(hub, keys, via):
     assert client.join("doc/big-token")["type"] == "snapshot"
 
 
+@pytest.mark.parametrize("exp", [2**62, 1e300])
+def test_a_token_that_expires_ages_ahead_is_served_at_the_upgrade_and_in_auth(hub, keys, exp):
+    # Regression: an exp past what an Int holds in nanoseconds trapped when the expiry was
+    # armed (and 1e300 again in the authed reply's `expires`), which ended the daemon.
+    text = keys.raw('{"alg":"RS256"}', payload(exp=exp))
+    client = Client(hub.url, token=text)
+    assert client.hello["user"] == "alice"
+    authed = client.auth(text)
+    assert authed["type"] == "authed" and authed["user"] == "alice"
+    assert authed["expires"] == min(int(exp), 2**62)
+    assert client.ping()["type"] == "pong"
+    assert Client(hub.url, token=keys.token("bob")).hello["user"] == "bob"
+
+
 def test_a_sub_of_128_characters_is_accepted(hub, keys):
     sub = "é" * 128  # characters, not bytes
     client = Client(hub.url, token=keys.token(sub))

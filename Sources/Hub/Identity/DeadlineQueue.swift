@@ -2,9 +2,9 @@
 ///
 /// Setting a key again replaces its deadline; removing it forgets it. Both leave the old
 /// heap entry in place (it is skipped when it comes up), so neither searches the heap; the
-/// heap is rebuilt from the live entries once it holds more than twice as many, so keys
-/// removed long before their deadline (connections closed days before their token's `exp`)
-/// do not pile up.
+/// heap is rebuilt from the live entries once it holds more than twice as many, so entries
+/// of keys removed or set again long before their deadline (connections closed days before
+/// their token's `exp`, tokens refreshed every minute) do not pile up.
 struct DeadlineQueue<Key: Hashable, Value> {
     private struct Entry {
         var deadline: UInt64
@@ -33,13 +33,14 @@ struct DeadlineQueue<Key: Hashable, Value> {
         nextGeneration += 1
         live[key] = (nextGeneration, deadline, value)
         push(Entry(deadline: deadline, key: key, generation: nextGeneration))
+        compactIfSparse()
     }
 
     /// Forgets `key`'s deadline; returns whether it had one.
     @discardableResult
     mutating func remove(_ key: Key) -> Bool {
         guard live.removeValue(forKey: key) != nil else { return false }
-        if heap.count > 64 && heap.count > 2 * live.count { rebuild() }
+        compactIfSparse()
         return true
     }
 
@@ -60,6 +61,12 @@ struct DeadlineQueue<Key: Hashable, Value> {
         while let top = heap.first, live[top.key]?.generation != top.generation {
             popTop()
         }
+    }
+
+    /// Rebuilds the heap from the live entries once more than half of it is dead.
+    private mutating func compactIfSparse() {
+        guard heap.count > 64 && heap.count > 2 * live.count else { return }
+        rebuild()
     }
 
     private mutating func rebuild() {

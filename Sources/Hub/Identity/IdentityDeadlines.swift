@@ -13,11 +13,11 @@ enum IdentityDeadline: Sendable {
 /// Every connection's auth timeout or token expiry, served by one dispatch timer.
 ///
 /// One timer per connection cost each connect and close a wake-up of libdispatch's timer
-/// thread (arming and cancelling a source both post to it): with a token, the daemon spent
-/// about as much CPU per connection on that as on the rest of connecting (BENCHMARKS.md,
-/// "Authentication and TLS"). Here a connection's deadline is an entry in a heap under a
-/// lock; the one timer is moved only when the earliest deadline changes, which tokens of
-/// one lifetime and auth timeouts, arriving in order, seldom do.
+/// thread (arming and cancelling a source both post to it): with a token, that thread had
+/// 14.6 % of the daemon's samples while connecting (BENCHMARKS.md, "Authentication and
+/// TLS"). Here a connection's deadline is an entry in a heap under a lock; the one timer is
+/// moved only when the earliest deadline comes sooner than the one it is set for, which
+/// tokens of one lifetime and auth timeouts, arriving in order, seldom do.
 ///
 /// `@unchecked Sendable`: the timer source is set up in `init` and `activate` and then
 /// only rescheduled under `pending`'s lock (dispatch sources are thread-safe); `pending`
@@ -25,7 +25,7 @@ enum IdentityDeadline: Sendable {
 final class IdentityDeadlines: @unchecked Sendable {
     private let timer: any DispatchSourceTimer
     private let pending = Locked(DeadlineQueue<ConnectionID, IdentityDeadline>())
-    /// The deadline the timer is set for (`DispatchTime.distantFuture`'s when none).
+    /// The deadline the timer is set for (`UInt64.max`: none).
     private var armedFor = UInt64.max
 
     init() {
@@ -44,7 +44,9 @@ final class IdentityDeadlines: @unchecked Sendable {
             guard let self else { return }
             let due = self.pending.withLock { pending in
                 let due = pending.removeDue(at: DispatchTime.now().uptimeNanoseconds)
-                self.rearm(pending.earliest(), force: true)
+                // The timer is one-shot: it is set for nothing until rearmed.
+                self.armedFor = UInt64.max
+                self.rearm(pending.earliest())
                 return due
             }
             if !due.isEmpty { passed(due) }
@@ -52,16 +54,20 @@ final class IdentityDeadlines: @unchecked Sendable {
         timer.activate()
     }
 
-    /// Gives `id` the deadline `event` after `delay`, replacing the one it had.
-    func set(_ id: ConnectionID, _ event: IdentityDeadline, after delay: Duration) {
-        let (seconds, attoseconds) = delay.components
-        let nanoseconds = max(0, seconds) * 1_000_000_000 + max(0, attoseconds / 1_000_000_000)
-        let deadline = DispatchTime.now().uptimeNanoseconds.addingReportingOverflow(UInt64(nanoseconds))
+    /// Gives `id` the deadline `event` in `seconds`, replacing the one it had. At most
+    /// `longest` ahead: a token may say it expires in a thousand years, and whoever handles
+    /// an early deadline sets it again.
+    func set(_ id: ConnectionID, _ event: IdentityDeadline, inSeconds seconds: Double) {
+        let ahead = seconds > 0 ? min(seconds, Self.longest) : 0
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(ahead * 1e9)
         pending.withLock { pending in
-            pending.set(id, deadline: deadline.overflow ? UInt64.max - 1 : deadline.partialValue, value: event)
-            rearm(pending.earliest(), force: false)
+            pending.set(id, deadline: deadline, value: event)
+            rearm(pending.earliest())
         }
     }
+
+    /// The furthest a deadline is set ahead, in seconds (about 31 years).
+    static let longest: Double = 1e9
 
     /// Forgets `id`'s deadline (it closed).
     func cancel(_ id: ConnectionID) {
@@ -74,12 +80,11 @@ final class IdentityDeadlines: @unchecked Sendable {
     /// Heap entries held (tests: closed connections' entries do not pile up).
     var storedEntries: Int { pending.withLock { $0.storedEntries } }
 
-    /// Under `pending`'s lock: points the timer at `earliest` when it is sooner than what
-    /// it is set for (or always, after it fired).
-    private func rearm(_ earliest: UInt64?, force: Bool) {
-        let target = earliest ?? UInt64.max
-        guard force ? target != armedFor || earliest != nil : target < armedFor else { return }
-        armedFor = target
-        timer.schedule(deadline: earliest.map { DispatchTime(uptimeNanoseconds: $0) } ?? .distantFuture)
+    /// Under `pending`'s lock: points the timer at `earliest` when that is sooner than what
+    /// it is set for.
+    private func rearm(_ earliest: UInt64?) {
+        guard let earliest, earliest < armedFor else { return }
+        armedFor = earliest
+        timer.schedule(deadline: DispatchTime(uptimeNanoseconds: earliest))
     }
 }
