@@ -37,10 +37,10 @@ extension Hub {
     /// token's signature, claims, audience and issuer never change, so a kept result is used
     /// again after checking only what time and revocation change: the deadline (`exp` plus
     /// the leeway) and the revocation list; `nbf` and `iat` were already in the past. At most
-    /// 1024 results are kept (all dropped when full).
+    /// 2 × 1024 results are kept (`VerifiedTokenCache`).
     private func verifyAtUpgrade(_ token: String, policy: AuthPolicy) -> Result<VerifiedToken, TokenRefusal> {
         let now = Date()
-        if let kept = verifiedAtUpgrade.withLock({ $0[token] }),
+        if let kept = verifiedAtUpgrade.withLock({ $0.lookUp(token) }),
            policy.verifier.deadline(of: kept) > now,
            !policy.revocations.isRevoked(subject: kept.subject, issuedAt: kept.issuedAt) {
             return .success(kept)
@@ -48,12 +48,9 @@ extension Hub {
         let result = policy.verifier.verify(token, now: now)
         switch result {
         case .success(let verified):
-            verifiedAtUpgrade.withLock { kept in
-                if kept.count >= 1024 { kept.removeAll() }
-                kept[token] = verified
-            }
+            verifiedAtUpgrade.withLock { $0.insert(verified, for: token) }
         case .failure:
-            verifiedAtUpgrade.withLock { _ = $0.removeValue(forKey: token) }
+            verifiedAtUpgrade.withLock { $0.remove(token) }
         }
         return result
     }

@@ -38,7 +38,7 @@ public final class Hub: TransportHandler, Sendable {
     private let helloReactors: [UInt8]
     let shutdownRequested = Latch()
     /// Tokens verified at the upgrade, by their text (`verifyAtUpgrade`).
-    let verifiedAtUpgrade = Locked<[String: VerifiedToken]>([:])
+    let verifiedAtUpgrade = Locked(VerifiedTokenCache())
     /// What the hub counts (`GET /metrics`).
     public let metrics: HubMetrics
     let readinessChecks = Locked<[@Sendable () -> String?]>([])

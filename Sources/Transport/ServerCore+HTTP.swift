@@ -168,7 +168,7 @@ extension ServerCore {
             let copied = rh_lws_hdr_copy_fragment(wsi, &buffer, Int32(buffer.count), rh_lws_token_uri_args(), index)
             guard copied >= 0 else { break }
             index += 1
-            let text = String(decoding: buffer.prefix(Int(copied)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let text = Self.text(buffer, count: copied)
             let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = parts.first.map(String.init), !name.isEmpty else { continue }
             let value = parts.count > 1 ? String(parts[1]) : ""

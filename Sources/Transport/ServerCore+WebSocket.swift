@@ -211,7 +211,13 @@ extension ServerCore {
         var buffer = [CChar](repeating: 0, count: Int(length) + 1)
         let copied = rh_lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token)
         guard copied >= 0 else { return nil }
-        return String(decoding: buffer.prefix(Int(copied)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return Self.text(buffer, count: copied)
+    }
+
+    /// The first `count` bytes lws copied into `buffer`, decoded as UTF-8 (one allocation,
+    /// the string's).
+    static func text(_ buffer: [CChar], count: Int32) -> String {
+        buffer.withUnsafeBytes { String(decoding: $0.prefix(Int(count)), as: UTF8.self) }
     }
 
     func peerAddress(_ wsi: OpaquePointer) -> String {
