@@ -68,6 +68,7 @@ let package = Package(
         ),
         .executableTarget(name: "json-bench", dependencies: ["JSON"], swiftSettings: strict),
         .executableTarget(name: "reactor-bench", dependencies: ["Reactor"], swiftSettings: strict),
+        .executableTarget(name: "auth-bench", dependencies: ["Auth"], swiftSettings: strict),
         .executableTarget(name: "client-bench", dependencies: ["ReactorHubClient", "JSON", "Logging"], swiftSettings: strict),
 
         .target(name: "TestSupport", dependencies: ["Transport", "Locking"], path: "Tests/TestSupport", swiftSettings: strict),

@@ -6,15 +6,17 @@
 /// token cannot be altered into another text that verifies the same.
 enum Base64URL {
     /// Decodes `text`, or nil when it is not canonical unpadded base64url.
-    static func decode(_ text: Substring.UTF8View) -> [UInt8]? {
+    static func decode<Text: Collection<UInt8>>(_ text: Text) -> [UInt8]? {
         let count = text.count
         guard count % 4 != 1 else { return nil }
         var output: [UInt8] = []
         output.reserveCapacity(count * 3 / 4)
         var accumulator: UInt32 = 0
         var bits = 0
+        let sextets = Self.sextets
         for character in text {
-            guard let sextet = sextet(of: character) else { return nil }
+            let sextet = sextets[Int(character)]
+            guard sextet != invalid else { return nil }
             accumulator = (accumulator << 6) | UInt32(sextet)
             bits += 6
             if bits >= 8 {
@@ -50,14 +52,15 @@ enum Base64URL {
 
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
-    private static func sextet(of character: UInt8) -> UInt8? {
-        switch character {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): character - UInt8(ascii: "A")
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): character - UInt8(ascii: "a") + 26
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0") + 52
-        case UInt8(ascii: "-"): 62
-        case UInt8(ascii: "_"): 63
-        default: nil
+    /// Marks a byte outside the alphabet in `sextets`.
+    private static let invalid: UInt8 = 0xFF
+
+    /// The value of each byte as a base64url digit, or `invalid`.
+    private static let sextets: [UInt8] = {
+        var table = [UInt8](repeating: invalid, count: 256)
+        for (value, character) in alphabet.enumerated() {
+            table[Int(character)] = UInt8(value)
         }
-    }
+        return table
+    }()
 }

@@ -1,7 +1,8 @@
 internal import JSON
 
-/// A token split into its three parts (RFC 7515 §7.1), each decoded strictly, and its
-/// header read; the payload stays bytes until the signature is checked.
+/// A token split into its three parts (RFC 7515 §7.1), each decoded strictly; the header
+/// and the payload stay bytes until they are read (the payload only after the signature
+/// is checked).
 struct CompactJWS {
     /// The longest token accepted, in bytes; longer ones are refused before any parsing.
     static let maximumLength = 8192
@@ -9,26 +10,37 @@ struct CompactJWS {
     /// The header and claims are small documents; deeper nesting is refused.
     static let parser = JSONParser(maximumDepth: 16, options: .rejectDuplicateKeys)
 
-    let header: JSONObject
+    /// The header's base64url text, as sent.
+    let encodedHeader: ArraySlice<UInt8>
     /// The bytes the signature covers: `BASE64URL(header) "." BASE64URL(payload)`.
     let signingInput: [UInt8]
     let payload: [UInt8]
     let signature: [UInt8]
+    private let headerBytes: [UInt8]
 
     init(_ token: String) throws(TokenRefusal) {
-        let bytes = token.utf8
-        guard bytes.count <= Self.maximumLength else {
-            throw TokenRefusal(.malformed, "the token is \(bytes.count) bytes long, at most \(Self.maximumLength) are accepted")
+        let length = token.utf8.count
+        guard length <= Self.maximumLength else {
+            throw TokenRefusal(.malformed, "the token is \(length) bytes long, at most \(Self.maximumLength) are accepted")
         }
-        let parts = Substring(token).utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard parts.count == 3 else {
-            throw TokenRefusal(.malformed, "a token is three base64url parts joined by '.' (compact JWS), this one has \(parts.count)")
+        let bytes = Array(token.utf8)
+        let dot = UInt8(ascii: ".")
+        guard let first = bytes.firstIndex(of: dot), let second = bytes[(first + 1)...].firstIndex(of: dot),
+            !bytes[(second + 1)...].contains(dot)
+        else {
+            let parts = bytes.count { $0 == dot } + 1
+            throw TokenRefusal(.malformed, "a token is three base64url parts joined by '.' (compact JWS), this one has \(parts)")
         }
-        let headerBytes = try Self.decode(parts[0], "header")
-        payload = try Self.decode(parts[1], "payload")
-        signature = try Self.decode(parts[2], "signature")
-        signingInput = Array(bytes[..<parts[1].endIndex])
-        header = try Self.object(headerBytes, "header")
+        encodedHeader = bytes[..<first]
+        headerBytes = try Self.decode(encodedHeader, "header")
+        payload = try Self.decode(bytes[(first + 1)..<second], "payload")
+        signature = try Self.decode(bytes[(second + 1)...], "signature")
+        signingInput = Array(bytes[..<second])
+    }
+
+    /// The header read as a JSON object.
+    func header() throws(TokenRefusal) -> JSONObject {
+        try Self.object(headerBytes, "header")
     }
 
     /// The payload read as the claims object.
@@ -36,7 +48,7 @@ struct CompactJWS {
         try Self.object(payload, "payload")
     }
 
-    private static func decode(_ part: Substring.UTF8View, _ name: String) throws(TokenRefusal) -> [UInt8] {
+    private static func decode(_ part: ArraySlice<UInt8>, _ name: String) throws(TokenRefusal) -> [UInt8] {
         guard let bytes = Base64URL.decode(part) else {
             throw TokenRefusal(.malformed, "the \(name) is not canonical base64url (A-Z a-z 0-9 - _, no '=' padding)")
         }

@@ -49,28 +49,31 @@ public struct RightsPattern: Sendable, Hashable, CustomStringConvertible {
         case .everything:
             return true
         case .address(let kindPieces, let idPieces, let isPrefix):
-            guard let resolvedKind = Self.resolve(kindPieces, subject: subject),
-                let resolvedID = Self.resolve(idPieces, subject: subject),
-                kind.utf8.elementsEqual(resolvedKind)
+            guard let kindEnd = Self.match(kindPieces, subject: subject, in: kind.utf8), kindEnd == kind.utf8.endIndex,
+                let idEnd = Self.match(idPieces, subject: subject, in: id.utf8)
             else { return false }
-            return isPrefix ? id.utf8.starts(with: resolvedID) : id.utf8.elementsEqual(resolvedID)
+            return isPrefix || idEnd == id.utf8.endIndex
         }
     }
 
     /// The pattern as written.
     public var description: String { text }
 
-    private static func resolve(_ pieces: [Piece], subject: String?) -> [UInt8]? {
-        var bytes: [UInt8] = []
+    /// Where `pieces`, with `subject` in place of `{sub}`, end when they start `text` (byte
+    /// for byte), or nil when they do not, or need a subject and there is none.
+    private static func match(_ pieces: [Piece], subject: String?, in text: String.UTF8View) -> String.UTF8View.Index? {
+        var position = text.startIndex
         for piece in pieces {
+            let rest = text[position...]
             switch piece {
             case .literal(let literal):
-                bytes += literal
+                guard rest.starts(with: literal) else { return nil }
+                position = text.index(position, offsetBy: literal.count)
             case .subject:
-                guard let subject else { return nil }
-                bytes += subject.utf8
+                guard let subject, rest.starts(with: subject.utf8) else { return nil }
+                position = text.index(position, offsetBy: subject.utf8.count)
             }
         }
-        return bytes
+        return position
     }
 }

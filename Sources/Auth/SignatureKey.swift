@@ -1,6 +1,6 @@
 /// The configured algorithm's key, ready to check signatures.
 enum SignatureKey: Sendable {
-    case hs256(secret: [UInt8])
+    case hs256(HMACKey)
     case rs256(PublicKey)
     case es256(PublicKey)
 
@@ -11,7 +11,10 @@ enum SignatureKey: Sendable {
             guard !secret.isEmpty else {
                 throw TokenVerifierError(code: .weakKey, message: "HS256 needs a secret; the secret is empty")
             }
-            self = .hs256(secret: secret)
+            guard let key = HMACKey(secret: secret) else {
+                throw TokenVerifierError(code: .unreadableKey, message: "libcrypto could not key HMAC-SHA256 with the secret: \(LibCrypto.takeErrors())")
+            }
+            self = .hs256(key)
         case .rs256(let pem):
             self = .rs256(try PublicKey(pem: pem, kind: .rsa))
         case .es256(let pem):
@@ -23,8 +26,8 @@ enum SignatureKey: Sendable {
     /// (the token's first two parts with their `.`).
     func isValid(_ signature: [UInt8], of signingInput: [UInt8]) -> Bool {
         switch self {
-        case .hs256(let secret):
-            HMACSHA256.isValid(signature, of: signingInput, key: secret)
+        case .hs256(let key):
+            key.isValid(signature, of: signingInput)
         case .rs256(let key):
             key.isValid(signature, of: signingInput)
         case .es256(let key):

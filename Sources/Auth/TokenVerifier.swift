@@ -25,6 +25,9 @@ public struct TokenVerifier: Sendable {
     public let revocations: RevocationList?
 
     private let key: SignatureKey
+    /// The base64url headers most issuers write for the configured algorithm (see
+    /// `commonHeaders`); a token carrying one of them byte for byte is not parsed again.
+    private let commonHeaders: [[UInt8]]
 
     /// The `alg` a token must name: `HS256`, `RS256` or `ES256` (the key stays private).
     public var algorithmName: String { algorithm.name }
@@ -44,6 +47,7 @@ public struct TokenVerifier: Sendable {
             throw TokenVerifierError(code: .invalidLeeway, message: "the leeway is \(leewaySeconds) seconds, expected 0 or more")
         }
         self.key = try SignatureKey(algorithm)
+        self.commonHeaders = Self.commonHeaders(algorithm.name)
         self.algorithm = algorithm
         self.audience = audience
         self.issuer = issuer
@@ -63,7 +67,9 @@ public struct TokenVerifier: Sendable {
 
     private func verified(_ token: String, now: Double) throws(TokenRefusal) -> VerifiedToken {
         let jws = try CompactJWS(token)
-        try checkAlgorithm(jws.header)
+        if !commonHeaders.contains(where: { $0.elementsEqual(jws.encodedHeader) }) {
+            try checkAlgorithm(jws.header())
+        }
         guard key.isValid(jws.signature, of: jws.signingInput) else {
             throw TokenRefusal(.badSignature, "the signature does not match the token under the configured \(algorithm.name) key")
         }
@@ -82,6 +88,16 @@ public struct TokenVerifier: Sendable {
             notBefore: claims.notBefore.map(Date.init(timeIntervalSince1970:)),
             rights: claims.rights
         )
+    }
+
+    /// `{"alg":NAME,"typ":"JWT"}` (PyJWT, jsonwebtoken, `reactorhub token`), the same with
+    /// `typ` first, and `{"alg":NAME}`, base64url-encoded. Base64url is decoded canonically
+    /// (one spelling per byte string), so a header equal to one of these is exactly that
+    /// JSON: it names the configured algorithm and no `crit`, and `checkAlgorithm` would
+    /// accept it. Every other header is parsed and checked.
+    static func commonHeaders(_ name: String) -> [[UInt8]] {
+        [#"{"alg":"\#(name)","typ":"JWT"}"#, #"{"typ":"JWT","alg":"\#(name)"}"#, #"{"alg":"\#(name)"}"#]
+            .map { Array(Base64URL.encode($0.utf8).utf8) }
     }
 
     private func checkAlgorithm(_ header: JSONObject) throws(TokenRefusal) {

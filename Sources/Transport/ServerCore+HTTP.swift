@@ -168,11 +168,13 @@ extension ServerCore {
             let copied = rh_lws_hdr_copy_fragment(wsi, &buffer, Int32(buffer.count), rh_lws_token_uri_args(), index)
             guard copied >= 0 else { break }
             index += 1
-            let text = Self.text(buffer, count: copied)
-            let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = parts.first.map(String.init), !name.isEmpty else { continue }
-            let value = parts.count > 1 ? String(parts[1]) : ""
-            arguments[name] = value
+            // Split at the first '=' as bytes: a token is hundreds of characters, and
+            // splitting the String would walk its grapheme clusters.
+            let text = Self.text(buffer, count: copied).utf8
+            let equals = text.firstIndex(of: UInt8(ascii: "=")) ?? text.endIndex
+            guard equals > text.startIndex else { continue }
+            let value = equals < text.endIndex ? String(Substring(text[text.index(after: equals)...])) : ""
+            arguments[String(Substring(text[..<equals]))] = value
         }
         return arguments
     }

@@ -43,6 +43,33 @@ import Testing
         #expect(throws: JSONParseError.self) { try Self.strict.parse("{\(many),\"k7\":0}") }
     }
 
+    /// A duplicate is found whether the object is still scanned (fewer members than
+    /// JSONObject's index threshold) or its keys are already in a set.
+    @Test(arguments: [3, 8, 9, 30])
+    func rejectingParserFindsADuplicateAfterThisManyMembers(_ count: Int) {
+        let members = (0..<count).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+        for repeated in [0, count - 1] {
+            let text = "{\(members),\"k\(repeated)\":0}"
+            do {
+                _ = try Self.strict.parse(text)
+                Issue.record("k\(repeated) repeated after \(count) members was accepted")
+            } catch {
+                #expect(error.code == .duplicateKey)
+                #expect(error.offset == text.utf8.count - "\"k\(repeated)\":0}".utf8.count)
+            }
+        }
+    }
+
+    /// Keys are told apart by Unicode scalars, as JSONObject keeps them: a precomposed and a
+    /// decomposed "é" are two members, not a duplicate, in a small and in a large object.
+    @Test(arguments: [0, 12])
+    func rejectingParserKeepsCanonicallyEquivalentKeysApart(_ others: Int) throws {
+        let members = (0..<others).map { "\"k\($0)\":\($0)," }.joined()
+        let value = try Self.strict.parse("{\(members)\"\u{E9}\":1,\"e\u{301}\":2}")
+        #expect(value.objectValue?.count == others + 2)
+        #expect(value.objectValue?.keys.suffix(2).map { Array($0.unicodeScalars) } == [["\u{E9}"], ["e", "\u{301}"]])
+    }
+
     @Test func rejectingParserAcceptsTheSameKeyInSiblingObjects() throws {
         let value = try Self.strict.parse(#"[{"a":1},{"a":2}]"#)
         #expect(value[1]?["a"] == 2)

@@ -25,22 +25,32 @@ extension JSONParseError.Code {
     public static let duplicateKey = JSONParseError.Code(rawValue: "duplicateKey")
 }
 
-/// The keys seen so far in one object, kept only when duplicates are refused.
+/// The keys seen so far in one object, checked only when duplicates are refused.
 ///
-/// A set rather than a scan of the object's members, so a large hostile object costs linear
-/// time; when duplicates are allowed it holds nothing and admits every key.
+/// Keys are told apart as `JSONObject` tells them apart, by Unicode scalars (`"é"` and
+/// `"e\u{301}"` are two members). A small object is scanned (a token's header and claims
+/// have a handful of members); past `JSONObject.indexThreshold` members the keys go into a
+/// set, so a large hostile object still costs linear time. When duplicates are allowed it
+/// holds nothing and admits every key.
 struct DuplicateKeyGuard {
     private let rejecting: Bool
-    private var seen: Set<String> = []
+    private var seen: Set<MemberName>?
 
     init(rejecting: Bool) {
         self.rejecting = rejecting
     }
 
-    /// Whether `key` may be added: always when duplicates are allowed, else when it is new.
-    mutating func admit(_ key: String) -> Bool {
+    /// Whether `key` may be added to an object already holding `entries`: always when
+    /// duplicates are allowed, else when no entry has that key.
+    mutating func admit(_ key: String, to entries: [JSONObject.Entry]) -> Bool {
         guard rejecting else { return true }
-        return seen.insert(key).inserted
+        if seen == nil, entries.count < JSONObject.indexThreshold {
+            return !entries.contains { JSONObject.sameKey($0.key, key) }
+        }
+        var keys = seen.take() ?? Set(entries.map { MemberName($0.key) })
+        let inserted = keys.insert(MemberName(key)).inserted
+        seen = keys
+        return inserted
     }
 
     /// The error message for a repeated key; a long key is shortened.

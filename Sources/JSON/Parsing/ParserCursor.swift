@@ -89,7 +89,7 @@ struct ParserCursor {
             }
             let keyStart = position
             let key = try parseString()
-            guard keys.admit(key) else {
+            guard keys.admit(key, to: entries) else {
                 throw failure(.duplicateKey, DuplicateKeyGuard.message(for: key), at: keyStart)
             }
             skipWhitespace()

@@ -39,6 +39,7 @@ struct RequestHeadMeter {
 
     /// Feeds the next bytes of the connection.
     mutating func feed(_ bytes: UnsafeRawBufferPointer) -> Verdict {
+        guard let base = bytes.baseAddress else { return .withinLimit }
         var index = 0
         while index < bytes.count {
             switch phase {
@@ -50,14 +51,17 @@ struct RequestHeadMeter {
                 phase = taken == remaining ? .head(bytes: 0) : .body(remaining: remaining - taken)
             case .head(let count):
                 guard count < limit else { return .overLimit }
-                let byte = bytes[index]
-                index += 1
-                phase = .head(bytes: count + 1)
-                if byte == UInt8(ascii: "\n") {
-                    endLine()
-                } else if line.count < Self.lineKept {
-                    line.append(byte)
-                }
+                // The rest of this line, or as much as there is (at most what the limit
+                // leaves): found with memchr, as a head is mostly long lines (a token in
+                // the URL or in Authorization is hundreds of bytes).
+                let end = min(bytes.count, index + (limit - count))
+                let newline = memchr(base + index, Int32(UInt8(ascii: "\n")), end - index).map { UnsafeRawPointer($0) - base }
+                let stop = newline.map { $0 + 1 } ?? end
+                let kept = min((newline ?? stop) - index, max(0, Self.lineKept - line.count))
+                if kept > 0 { line.append(contentsOf: bytes[index..<(index + kept)]) }
+                phase = .head(bytes: count + (stop - index))
+                index = stop
+                if newline != nil { endLine() }
             }
         }
         return .withinLimit

@@ -174,6 +174,12 @@ def make():
     refused("header without alg", sign_raw("HS256", '{"typ":"JWT"}', json.dumps(claims())), "malformed")
     refused("alg that is not a string", sign_raw("HS256", '{"alg":["HS256"]}', json.dumps(claims())), "malformed")
     refused("header with crit", sign_raw("HS256", '{"alg":"HS256","crit":["exp"]}', json.dumps(claims())), "malformed")
+    # The verifier skips parsing the few header spellings most issuers write; any other
+    # spelling of the same header is parsed and accepted too.
+    valid("header with typ before alg", sign_raw("HS256", '{"typ":"JWT","alg":"HS256"}', json.dumps(claims())))
+    valid("header with spaces", sign_raw("HS256", '{ "alg" : "HS256" , "typ" : "JWT" }', json.dumps(claims())))
+    valid("header with only alg, RS256", sign_raw("RS256", '{"alg":"RS256"}', json.dumps(claims())), alg="RS256")
+    refused("HS256 header against RS256, signed by the RS256 key", sign_raw("RS256", '{"alg":"HS256","typ":"JWT"}', json.dumps(claims())), "algorithm", alg="RS256")
 
     # Shape and base64url.
     good = encode("HS256", claims())

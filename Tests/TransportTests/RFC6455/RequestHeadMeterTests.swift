@@ -51,4 +51,26 @@ struct RequestHeadMeterTests {
         #expect(feed(&meter, "\r\n" + head()) == .withinLimit)
         #expect(feed(&meter, "GET / HTTP/1.1\r\n" + String(repeating: "h", count: 60)) == .overLimit)
     }
+
+    /// The verdict does not depend on how the bytes are split into reads: a POST whose
+    /// Content-Length line is cut in its name, then a head with a long token in the URL,
+    /// fed whole, one byte at a time, and in reads of 7, at limits around the second head.
+    @Test func theVerdictIsTheSameWhateverTheReadsAre() {
+        let post = "POST /admin/revoke HTTP/1.1\r\nHost: a\r\nContent-Length: 12\r\n\r\n{\"sub\":\"al\"}"
+        let upgrade = head("Upgrade: websocket\r\n", path: "/ws?token=" + String(repeating: "t", count: 300))
+        let bytes = Array((post + upgrade).utf8)
+        for limit in [upgrade.utf8.count - 1, upgrade.utf8.count, upgrade.utf8.count + 1] {
+            var verdicts: [RequestHeadMeter.Verdict] = []
+            for size in [bytes.count, 1, 7] {
+                var meter = RequestHeadMeter(limit: limit)
+                var verdict = RequestHeadMeter.Verdict.withinLimit
+                for start in stride(from: 0, to: bytes.count, by: size) where verdict == .withinLimit {
+                    verdict = bytes[start..<min(start + size, bytes.count)].withUnsafeBytes { meter.feed($0) }
+                }
+                verdicts.append(verdict)
+            }
+            let expected: RequestHeadMeter.Verdict = limit < upgrade.utf8.count ? .overLimit : .withinLimit
+            #expect(verdicts == [expected, expected, expected], "limit \(limit)")
+        }
+    }
 }
