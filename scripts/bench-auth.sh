@@ -6,7 +6,9 @@
 #            no auth section and no token, versus auth (HS256) with one token for all in
 #            ?token=, the same in an Authorization header, and N distinct tokens per pass
 #            (one per connection, each verified: a pass never reuses another's tokens).
-#            One daemon per variant, all four started together and kept; one unmeasured
+#            A fifth variant sends the same ?token= to the daemon without auth, which
+#            ignores it: what carrying the token's bytes costs, apart from verifying it.
+#            One daemon per variant, all five started together and kept; one unmeasured
 #            warm-up pass, then P passes, each running every variant once in an order
 #            that rotates from pass to pass (so the machine's drift falls on all of them).
 #            Reported: the median rate and the median server CPU per connection of each
@@ -44,7 +46,7 @@ while [ $# -gt 0 ]; do
     --daemon) daemon=$2; shift 2 ;;
     --bench) bench=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench-auth: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -162,18 +164,19 @@ run() {
 
 connect=(idle --connections "$connections" --reactors 20 --hold 0)
 if [ "$part" != tls ]; then
-  names=(connect-no-auth connect-token-query connect-token-header connect-distinct-tokens)
-  configs=(plain auth auth auth)
+  names=(connect-no-auth connect-no-auth-same-query connect-token-query connect-token-header connect-distinct-tokens)
+  configs=(plain plain auth auth auth)
   servers=(); urls=()
   for index in "${!names[@]}"; do
     start "${configs[$index]}"; servers+=("$pid"); urls+=("$url")
   done
-  # Pass 0 warms every daemon up and is not counted; pass K starts with variant K mod 4.
+  # Pass 0 warms every daemon up and is not counted; pass K starts with variant K mod 5.
   for number in $(seq 0 "$passes"); do
-    for step in 0 1 2 3; do
-      index=$(((number + step) % 4))
+    for step in 0 1 2 3 4; do
+      index=$(((number + step) % 5))
       case "${names[$index]}" in
         connect-no-auth) extra=() ;;
+        connect-no-auth-same-query) extra=(--token "$token") ;;
         connect-token-query) extra=(--token "$token") ;;
         connect-token-header) extra=(--token "$token" --token-header) ;;
         connect-distinct-tokens) extra=(--token-file "$work/tokens-$number.txt") ;;
@@ -206,7 +209,7 @@ by = {}
 for run in runs:
     by.setdefault(run["round"], {})[run["name"]] = run["result"]
 print("\nsummary (numbers, not assertions):")
-connects = ("connect-no-auth", "connect-token-query", "connect-token-header", "connect-distinct-tokens")
+connects = ("connect-no-auth", "connect-no-auth-same-query", "connect-token-query", "connect-token-header", "connect-distinct-tokens")
 passes = sorted(number for number, named in by.items() if number > 0 and "connect-no-auth" in named)
 if passes:
     def rate(r): return r["joined"] / r["connectSeconds"]
