@@ -120,6 +120,23 @@ public final class WebSocketTestClient: @unchecked Sendable {
         try await sendFrame(opcode: 0x1, payload: Array(text.utf8))
     }
 
+    /// Sends the texts `PREFIX0`, `PREFIX1`, … one every `interval` seconds until `done(sent)`
+    /// is true; returns how many were sent. Like `answerPings`, it runs on the client's own
+    /// queue, so a test task kept waiting for a thread does not leave the client silent.
+    public func sendTexts(
+        _ prefix: String, every interval: Double, until done: @escaping @Sendable (Int) -> Bool
+    ) async throws -> Int {
+        try await run {
+            var sent = 0
+            while !done(sent) {
+                try TCPSocket.writeAll(self.fd, Self.encodeFrame(opcode: 0x1, payload: Array("\(prefix)\(sent)".utf8), fin: true))
+                sent += 1
+                usleep(UInt32(interval * 1_000_000))
+            }
+            return sent
+        }
+    }
+
     /// Sends one raw frame; `fin: false` starts or continues a fragmented message,
     /// `masked: false` sends it unmasked (which RFC 6455 forbids a client to do).
     public func sendFrame(opcode: UInt8, payload: [UInt8], fin: Bool = true, masked: Bool = true) async throws {
@@ -171,6 +188,34 @@ public final class WebSocketTestClient: @unchecked Sendable {
     /// The next frame (pings answered automatically unless `answersPings` is false).
     public func receive(timeout: Double = 30) async throws -> Event {
         try await run { try self.receiveBlocking(timeout: timeout) }
+    }
+
+    /// Answers the next `count` pings (set `answersPings` to false first) with a pong that
+    /// echoes the ping's payload, or an empty one; other frames are skipped.
+    ///
+    /// The whole exchange runs on the client's own queue, not on the test's task: on a
+    /// loaded machine that task can wait longer for a thread of the shared pool than a
+    /// keepalive timeout lasts, and a pong sent from it would come too late.
+    public func answerPings(_ count: Int, echoingThePayload: Bool, timeout: Double = 30) async throws {
+        try await run {
+            var answered = 0
+            while answered < count {
+                guard case .ping(let payload) = try self.receiveBlocking(timeout: timeout) else { continue }
+                let pong = Self.encodeFrame(opcode: 0xA, payload: echoingThePayload ? payload : [], fin: true)
+                try TCPSocket.writeAll(self.fd, pong)
+                answered += 1
+            }
+        }
+    }
+
+    /// Reads and drops what comes, answering pings (with `answersPings`), until `stopped()`
+    /// is true, asking twice a second; on the client's own queue, as `answerPings`.
+    public func keepReading(until stopped: @escaping @Sendable () -> Bool) async {
+        _ = try? await run {
+            while !stopped() {
+                _ = try? self.receiveBlocking(timeout: 0.5)
+            }
+        }
     }
 
     /// The next text message; anything else is an error.

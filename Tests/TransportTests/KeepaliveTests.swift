@@ -37,14 +37,11 @@ struct KeepaliveTests {
             let client = try await WebSocketTestClient.connect(port: port)
             client.answersPings = false
             #expect(await handler.waitUntil { $0.opened.count == 1 })
-            var pings = 0
             // Each ping comes after a second of silence: eighteen of them span more than a
-            // timeout.
-            while pings < 18 {
-                guard case .ping(let payload) = try await client.receive(timeout: 20) else { continue }
-                pings += 1
-                try await client.sendFrame(opcode: 0xA, payload: echoingThePayload ? payload : [])
-            }
+            // timeout. They are answered on the client's own queue: at the start of a loaded
+            // `swift test` (two beside each other on two cores) every test task was seen
+            // to wait 16 s for a thread, past the timeout, while the server kept pinging.
+            try await client.answerPings(18, echoingThePayload: echoingThePayload, timeout: 20)
             #expect(handler.closed.isEmpty)
             #expect(server.connectionCount == 1)
         }
@@ -61,13 +58,11 @@ struct KeepaliveTests {
             let silent = try await WebSocketTestClient.connect(port: port)
             #expect(await handler.waitUntil { $0.opened.count == 2 })
             let silentID = handler.opened[1].id
-            var sent = 0
-            // Until the silent one is dropped (fifteen seconds or more), and a little past it.
-            while handler.closed.isEmpty || sent < 8 {
-                try await talker.send("tick \(sent)")
-                sent += 1
-                try await Task.sleep(for: .milliseconds(250))
-                if sent > 400 { break }
+            // Until the silent one is dropped (fifteen seconds or more), and a little past
+            // it; sent from the client's own queue, so that a test task kept waiting for a
+            // thread on a loaded machine does not make the talker silent too.
+            let sent = try await talker.sendTexts("tick ", every: 0.25) { sent in
+                (!handler.closed.isEmpty && sent >= 8) || sent > 400
             }
             #expect(await handler.waitUntil { $0.messageCount == sent })
             #expect(handler.closed.map(\.id) == [silentID])
