@@ -31,6 +31,7 @@ let package = Package(
         // /usr/include and the module map links libhiredis.
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .target(name: "CReceiveTap"),
+        .target(name: "CSignalPipe"),
         .target(name: "Locking", swiftSettings: strict),
         .target(name: "Logging", dependencies: ["Locking"], swiftSettings: strict),
         .target(name: "Lifecycle", dependencies: ["Logging"], swiftSettings: strict),
@@ -44,7 +45,7 @@ let package = Package(
         .target(name: "Reactors", dependencies: ["Reactor", "JSON"], swiftSettings: strict),
         .target(name: "Cluster", dependencies: ["CHiredis", "Locking", "Logging"], swiftSettings: strict),
         .target(name: "Persistence", dependencies: ["CSQLite", "Hub", "JSON", "Lifecycle", "Locking", "Logging", "Metrics"], swiftSettings: strict),
-        .target(name: "Daemon", dependencies: ["Hub", "Reactors", "Persistence", "JSON", "Auth", "Cluster", "Lifecycle", "Logging", "Metrics", "Transport"], swiftSettings: strict),
+        .target(name: "Daemon", dependencies: ["Hub", "Reactors", "Persistence", "JSON", "Auth", "Cluster", "Lifecycle", "Logging", "Metrics", "Transport", "CSignalPipe"], swiftSettings: strict),
         .target(name: "ReactorHubServer", dependencies: ["Daemon", "Hub", "Reactor", "JSON"], swiftSettings: strict),
         .executableTarget(name: "reactorhub", dependencies: ["ReactorHubServer"], swiftSettings: strict),
         .target(

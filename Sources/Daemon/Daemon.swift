@@ -229,7 +229,7 @@ public enum Daemon {
         host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
     }
 
-    private static func printError(_ message: String) {
+    static func printError(_ message: String) {
         FileHandle.standardError.write(Data("reactorhub: \(message)\n".utf8))
     }
 }

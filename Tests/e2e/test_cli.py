@@ -61,7 +61,7 @@ def test_port_zero_prints_the_line_serves_health_and_sigterm_exits_0(tmp_path):
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
         assert response.status == 200 and b"<html" in response.read().lower()
     process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=10) == 0
+    assert process.wait(timeout=60) == 0
     log = process.stderr.read().decode()
     assert "shutting down" in log and "signal=SIGTERM" in log
 
@@ -180,7 +180,7 @@ def test_the_shipped_config_given_by_absolute_path_starts_from_another_folder(tm
             assert response.read() == (ROOT / "web" / "index.html").read_bytes()
     finally:
         process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=10) == 0
+        assert process.wait(timeout=60) == 0
     assert (tmp_path / "state.sqlite").exists()
 
 
@@ -191,9 +191,34 @@ def test_json_log_format_writes_one_object_per_line(tmp_path):
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert process.stdout.readline().decode().startswith("listening on http://")
     process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=10) == 0
+    assert process.wait(timeout=60) == 0
     records = [json.loads(line) for line in process.stderr.read().decode().splitlines()]
     started = next(record for record in records if record["message"] == "reactorhub started")
     assert started["level"] == "info" and started["label"] == "reactorhub"
     assert started["metadata"]["config"] == str(config)
     assert set(started) == {"time", "level", "label", "message", "metadata"}
+
+
+def test_a_signal_right_after_listening_stops_the_daemon_every_time(tmp_path):
+    """SIGTERM or SIGINT sent as soon as the daemon says it is listening, 20 times: each
+    run drains and exits 0. The daemon once watched the signals through Dispatch sources,
+    which libdispatch arms later on its own thread; on a loaded machine a signal that came
+    first was ignored and the daemon kept running (8 of 11 such runs beside four CPU hogs)."""
+    config = tmp_path / "c.json"
+    config.write_text(json.dumps({"logFormat": "json"}))
+    for round in range(20):
+        process = subprocess.Popen([str(BINARY), "--config", str(config), "--port", "0"], cwd=ROOT,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            assert process.stdout.readline().decode().startswith("listening on http://")
+            sent = signal.SIGTERM if round % 2 else signal.SIGINT
+            process.send_signal(sent)
+            assert process.wait(timeout=60) == 0, f"round {round}"
+            records = [json.loads(line) for line in process.stderr.read().decode().splitlines()]
+            assert [record["message"] for record in records] == ["reactorhub started", "shutting down", "reactorhub stopped"]
+            assert records[1]["metadata"] == {"signal": sent.name}
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+

@@ -129,6 +129,9 @@ def others_write_then_resume(daemon, address, held):
             await catch_up(client, copy, current)
         else:
             copy = Copy(reply)
+            # An ack says the action was accepted, not yet applied (PROTOCOL.md): the
+            # last set may reach this client as a patch after its snapshot.
+            await catch_up(client, copy, current)
         await asyncio.gather(other.close(), client.close())
         return reply, copy
 
