@@ -13,7 +13,6 @@ struct RightsPatternSyntax {
             throw failure("longer than \(RightsPattern.maximumLength) bytes")
         }
         if bytes.count == 1, bytes[0] == UInt8(ascii: "*") { return .everything }
-        if let literal = Self.literalAddress(bytes) { return literal }
         let tokens = try tokenize(bytes)
         let separator = Token.byte(UInt8(ascii: "/"))
         guard let slash = tokens.firstIndex(of: separator), tokens.lastIndex(of: separator) == slash else {
@@ -24,22 +23,6 @@ struct RightsPatternSyntax {
         let isPrefix = id.last == .byte(UInt8(ascii: "*"))
         if isPrefix { id = id.dropLast() }
         return .address(kind: kind, id: try parseID(id, isPrefix: isPrefix), isPrefix: isPrefix)
-    }
-
-    /// The form of a valid pattern without `{sub}` (`KIND/*`, `KIND/ID`, `KIND/PREFIX*`, the
-    /// patterns tokens mostly hold), read in one pass; nil for anything else, which the
-    /// general parser reads (and explains when it is invalid). Both give the same form.
-    private static func literalAddress(_ bytes: [UInt8]) -> RightsPattern.Form? {
-        guard let slash = bytes.firstIndex(of: UInt8(ascii: "/")) else { return nil }
-        let kind = bytes[..<slash]
-        var id = bytes[(slash + 1)...]
-        let isPrefix = id.last == UInt8(ascii: "*")
-        if isPrefix { id = id.dropLast() }
-        guard let first = kind.first, ReactorName.isKindStart(first), kind.count <= ReactorName.maximumKindLength,
-            kind.allSatisfy(ReactorName.isKindCharacter),
-            isPrefix || !id.isEmpty, id.count <= ReactorName.maximumIDLength, id.allSatisfy(ReactorName.isIDCharacter)
-        else { return nil }
-        return .address(kind: [.literal(Array(kind))], id: id.isEmpty ? [] : [.literal(Array(id))], isPrefix: isPrefix)
     }
 
     /// `{sub}` as bytes.
