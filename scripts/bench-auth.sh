@@ -8,7 +8,9 @@
 #            (one per connection, each verified: a pass never reuses another's tokens).
 #            A fifth variant sends the same ?token= to the daemon without auth, which
 #            ignores it: what carrying the token's bytes costs, apart from verifying it.
-#            One daemon per variant, all five started together and kept; one unmeasured
+#            A sixth sends the one token after the upgrade, in an `auth` message, and
+#            joins on `authed`.
+#            One daemon per variant, all six started together and kept; one unmeasured
 #            warm-up pass, then P passes, each running every variant once in an order
 #            that rotates from pass to pass (so the machine's drift falls on all of them).
 #            Reported: the median rate and the median server CPU per connection of each
@@ -164,22 +166,23 @@ run() {
 
 connect=(idle --connections "$connections" --reactors 20 --hold 0)
 if [ "$part" != tls ]; then
-  names=(connect-no-auth connect-no-auth-same-query connect-token-query connect-token-header connect-distinct-tokens)
-  configs=(plain plain auth auth auth)
+  names=(connect-no-auth connect-no-auth-same-query connect-token-query connect-token-header connect-distinct-tokens connect-token-message)
+  configs=(plain plain auth auth auth auth)
   servers=(); urls=()
   for index in "${!names[@]}"; do
     start "${configs[$index]}"; servers+=("$pid"); urls+=("$url")
   done
-  # Pass 0 warms every daemon up and is not counted; pass K starts with variant K mod 5.
+  # Pass 0 warms every daemon up and is not counted; pass K starts with variant K mod 6.
   for number in $(seq 0 "$passes"); do
-    for step in 0 1 2 3 4; do
-      index=$(((number + step) % 5))
+    for step in "${!names[@]}"; do
+      index=$(((number + step) % ${#names[@]}))
       case "${names[$index]}" in
         connect-no-auth) extra=() ;;
         connect-no-auth-same-query) extra=(--token "$token") ;;
         connect-token-query) extra=(--token "$token") ;;
         connect-token-header) extra=(--token "$token" --token-header) ;;
         connect-distinct-tokens) extra=(--token-file "$work/tokens-$number.txt") ;;
+        connect-token-message) extra=(--token "$token" --token-message) ;;
       esac
       measure "$number" "${names[$index]}" "${servers[$index]}" "${urls[$index]}" "${connect[@]}" "${extra[@]}"
     done
@@ -209,7 +212,7 @@ by = {}
 for run in runs:
     by.setdefault(run["round"], {})[run["name"]] = run["result"]
 print("\nsummary (numbers, not assertions):")
-connects = ("connect-no-auth", "connect-no-auth-same-query", "connect-token-query", "connect-token-header", "connect-distinct-tokens")
+connects = ("connect-no-auth", "connect-no-auth-same-query", "connect-token-query", "connect-token-header", "connect-distinct-tokens", "connect-token-message")
 passes = sorted(number for number, named in by.items() if number > 0 and "connect-no-auth" in named)
 if passes:
     def rate(r): return r["joined"] / r["connectSeconds"]

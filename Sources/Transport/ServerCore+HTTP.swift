@@ -29,8 +29,8 @@ extension ServerCore {
             return refuseUpgrade(wsi, 503, "too many connections (limit \(configuration.maxConnections)); try again later")
         }
         if let offered = header(wsi, rh_lws_token_protocol()) {
-            let names = offered.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            if !names.isEmpty && !names.contains(configuration.subprotocol) {
+            let names = offered.utf8.split(separator: UInt8(ascii: ",")).map { $0.trimmingOptionalWhitespace }
+            if !names.isEmpty && !names.contains(where: { $0.elementsEqual(configuration.subprotocol.utf8) }) {
                 return refuseUpgrade(wsi, 400, "unsupported subprotocol '\(offered)'; offer \(configuration.subprotocol) or none")
             }
         }

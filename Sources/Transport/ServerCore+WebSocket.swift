@@ -215,9 +215,12 @@ extension ServerCore {
     }
 
     /// The first `count` bytes lws copied into `buffer`, decoded as UTF-8 (one allocation,
-    /// the string's).
+    /// the string's). Decoded from a buffer of `UInt8`: a slice of raw bytes would take
+    /// the standard library's slow, generic path.
     static func text(_ buffer: [CChar], count: Int32) -> String {
-        buffer.withUnsafeBytes { String(decoding: $0.prefix(Int(count)), as: UTF8.self) }
+        buffer.withUnsafeBytes { raw in
+            String(decoding: UnsafeRawBufferPointer(rebasing: raw.prefix(Int(count))).assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+        }
     }
 
     func peerAddress(_ wsi: OpaquePointer) -> String {

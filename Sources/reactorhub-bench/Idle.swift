@@ -26,6 +26,8 @@ final class Idle: Workload {
     private var nextToConnect = 0
     private var connecting = 0
     private var joins: [[UInt8]] = []
+    /// With `--token-message`: the `auth` message of each token; the join follows `authed`.
+    private var authMessages: [[UInt8]] = []
 
     init(settings: Settings) {
         self.settings = settings
@@ -34,6 +36,9 @@ final class Idle: Workload {
         loop.workload = self
         for reactor in 0..<settings.reactors {
             joins.append(Array((#"{"type":"join","reactor":""# + settings.reactorPrefix + String(reactor) + #""}"#).utf8))
+        }
+        if settings.endpoint.tokenInMessage {
+            authMessages = settings.endpoint.tokens.map { Array((#"{"type":"auth","token":""# + $0 + #"","ref":1}"#).utf8) }
         }
     }
 
@@ -136,16 +141,24 @@ final class Idle: Workload {
 
     func opened(_ connection: Connection) {
         switch settings.proto {
+        case .reactorhub where !authMessages.isEmpty:
+            authMessages[connection.id % authMessages.count].withUnsafeBytes { loop.sendText(connection, $0) }
         case .reactorhub:
-            joins[connection.id % settings.reactors].withUnsafeBytes { loop.sendText(connection, $0) }
+            join(connection)
         case .mirror:
             markReady(connection)
         }
     }
 
+    private func join(_ connection: Connection) {
+        joins[connection.id % settings.reactors].withUnsafeBytes { loop.sendText(connection, $0) }
+    }
+
     func received(_ connection: Connection, _ payload: UnsafeMutablePointer<UInt8>, _ count: Int, now: UInt64) {
         guard settings.proto == .reactorhub else { return }
         switch Scan.messageType(payload, count) {
+        case .authed:
+            join(connection)
         case .snapshot:
             markReady(connection)
         case .error:

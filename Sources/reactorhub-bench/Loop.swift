@@ -49,10 +49,12 @@ struct Endpoint {
     var subprotocol: String = ""
     /// `wss://`: TLS (libssl) under the WebSocket.
     var secure = false
-    /// Tokens for the upgrade: `?token=` in the path, or an `Authorization: Bearer` header;
-    /// connection i presents tokens[i % count] (none when empty).
+    /// Tokens: `?token=` in the path, an `Authorization: Bearer` header, or (idle only) an
+    /// `auth` message after the upgrade; connection i presents tokens[i % count] (none when
+    /// empty).
     var tokens: [String] = []
     var tokenInHeader = false
+    var tokenInMessage = false
 
     /// Parses `ws://HOST:PORT/PATH` or `wss://HOST:PORT/PATH`.
     init?(url: String, subprotocol: String) {
@@ -165,7 +167,7 @@ final class Loop<W: Workload> {
 
     /// The upgrade request of each token (one, without tokens).
     private static func upgradeRequests(for endpoint: Endpoint) -> [[UInt8]] {
-        (endpoint.tokens.isEmpty ? [nil] : endpoint.tokens.map(Optional.some)).map { token in
+        (endpoint.tokens.isEmpty || endpoint.tokenInMessage ? [nil] : endpoint.tokens.map(Optional.some)).map { token in
             var target = endpoint.path
             if let token, !endpoint.tokenInHeader {
                 target += (target.contains("?") ? "&" : "?") + "token=" + token

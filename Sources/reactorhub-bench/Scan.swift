@@ -37,7 +37,7 @@ enum Needles {
 
 /// The kind of a server message, from its first bytes.
 enum MessageType {
-    case hello, snapshot, patch, pulse, ack, error, pong, resumed, left, other
+    case hello, snapshot, patch, pulse, ack, authed, error, pong, resumed, left, other
 }
 
 /// One timestamped write found in a frame: sender `sender` wrote sequence number `seq`
@@ -62,7 +62,7 @@ enum Scan {
             if second == UInt8(ascii: "o") { return .pong }
         case UInt8(ascii: "s"): return .snapshot
         case UInt8(ascii: "h"): return .hello
-        case UInt8(ascii: "a"): return .ack
+        case UInt8(ascii: "a"): return second == UInt8(ascii: "u") ? .authed : .ack
         case UInt8(ascii: "e"): return .error
         case UInt8(ascii: "r"): return .resumed
         case UInt8(ascii: "l"): return .left

@@ -76,6 +76,8 @@ common options:
   --token-file FILE   one token per line; connection i sends line i (mod their count):
                       distinct tokens, each verified by the daemon
   --token-header      send the token as `Authorization: Bearer T` instead
+  --token-message     idle only: send it after the upgrade, as {"type":"auth","token":T},
+                      and join on `authed`
   --protocol P        reactorhub or mirror (default: reactorhub for fanout and idle,
                       mirror for raw)
   --subprotocol NAME  Sec-WebSocket-Protocol to offer; '' for none (default
@@ -105,7 +107,7 @@ struct Arguments {
 
     init(_ arguments: [String]) throws(UsageError) {
         var index = 0
-        let flagNames: Set<String> = ["--quiet", "--help", "-h", "--timeline", "--token-header", "--acks"]
+        let flagNames: Set<String> = ["--quiet", "--help", "-h", "--timeline", "--token-header", "--token-message", "--acks"]
         while index < arguments.count {
             let argument = arguments[index]
             if flagNames.contains(argument) {
@@ -198,12 +200,17 @@ func main() -> Int32 {
         if tokenInHeader && tokens.isEmpty {
             throw UsageError("--token-header needs --token or --token-file")
         }
+        let tokenInMessage = arguments.flags.contains("--token-message")
+        if tokenInMessage && (tokens.isEmpty || tokenInHeader || arguments.mode != "idle") {
+            throw UsageError("--token-message is for idle, with --token or --token-file and without --token-header")
+        }
         func makeEndpoint(_ url: String, option: String) throws -> Endpoint {
             guard var endpoint = Endpoint(url: url, subprotocol: subprotocol) else {
                 throw UsageError("\(option) must be ws://HOST:PORT/PATH or wss://HOST:PORT/PATH with an IPv4 host, not '\(url)'")
             }
             endpoint.tokens = tokens
             endpoint.tokenInHeader = tokenInHeader
+            endpoint.tokenInMessage = tokenInMessage
             return endpoint
         }
         let endpoints = try arguments.string("--url", "ws://127.0.0.1:8080/ws").split(separator: ",").map {

@@ -12,13 +12,22 @@ struct OpeningHandshakeTests {
         var listed = valid
         listed.connection = "keep-alive, UPGRADE"
         #expect(listed.refusal == nil)
+        var spaced = valid
+        spaced.connection = "keep-alive,\tUpGrade "
+        spaced.version = " 13\t"
+        spaced.key = "\t dGhlIHNhbXBsZSBub25jZQ== "
+        #expect(spaced.refusal == nil)
+        var anyAlphabet = valid
+        anyAlphabet.key = "AZaz09+/AAAAAAAAAAAAAB=="
+        #expect(anyAlphabet.refusal == nil)
     }
 
     @Test func otherVersionsAre426WithTheVersionSpoken() {
-        for version in ["8", "7", "12", "14", "13, 8"] {
+        for version in ["8", "7", "12", "14", "13, 8", "013", "13\u{A0}"] {
             var request = valid
             request.version = version
             #expect(request.refusal?.status == 426)
+            #expect(request.refusal?.body == "WebSocket version '\(version)' is not supported; this server speaks 13\n")
             #expect(request.refusal?.headers == [HTTPHeader(name: "sec-websocket-version:", value: "13")])
         }
     }
@@ -38,7 +47,23 @@ struct OpeningHandshakeTests {
         longKey.key = "dGhlIHNhbXBsZSBub25jZSE="
         var noVersion = valid
         noVersion.version = nil
-        for request in [post, noHost, noConnection, noKey, shortKey, longKey, noVersion] {
+        var blankVersion = valid
+        blankVersion.version = " \t"
+        var blankKey = valid
+        blankKey.key = "   "
+        var urlSafeKey = valid
+        urlSafeKey.key = "dGhlIHNhbXBsZSBub25jZ-_="
+        var keyOf17Bytes = valid
+        keyOf17Bytes.key = "dGhlIHNhbXBsZSBub25jZQA="
+        var keyWithInnerSpace = valid
+        keyWithInnerSpace.key = "dGhlIHNhbXBs ZSBub25jZ=="
+        var upgradeInAWord = valid
+        upgradeInAWord.connection = "upgrades, keep-alive"
+        let requests = [
+            post, noHost, noConnection, noKey, shortKey, longKey, noVersion, blankVersion, blankKey, urlSafeKey,
+            keyOf17Bytes, keyWithInnerSpace, upgradeInAWord,
+        ]
+        for request in requests {
             #expect(request.refusal?.status == 400, "\(request)")
         }
     }
