@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Dispatch
+import Synchronization
 import Foundation
 
 /// A deliberately small RFC 6455 client over a raw TCP socket, written for the tests so
@@ -13,7 +14,8 @@ import Foundation
 /// reactors.
 ///
 /// Safety of `@unchecked Sendable`: the socket and the read buffer are touched only on
-/// `queue`, a serial queue.
+/// `queue`, a serial queue; the handshake's response, written there and read by tests, is
+/// under a lock.
 public final class WebSocketTestClient: @unchecked Sendable {
     /// One received frame, control frames included.
     public enum Event: Equatable, Sendable {
@@ -25,9 +27,12 @@ public final class WebSocketTestClient: @unchecked Sendable {
     }
 
     /// The handshake response's status line and headers (names lowercased).
-    public private(set) var responseStatus = 0
-    public private(set) var responseStatusLine = ""
-    public private(set) var responseHeaders: [String: String] = [:]
+    public var responseStatus: Int { response.withLock { $0?.status ?? 0 } }
+    public var responseStatusLine: String { response.withLock { $0?.statusLine ?? "" } }
+    public var responseHeaders: [String: String] { response.withLock { $0?.headers ?? [:] } }
+    /// Written on `queue` by the handshake, read from the tests' tasks: ThreadSanitizer does
+    /// not see the continuation's resume as ordering the two (a race was reported under load).
+    private let response = Mutex<HTTPHead?>(nil)
 
     /// The body of a refused handshake (by its Content-Length), read on demand.
     public func responseBody(timeout: Double = 5) async throws -> String {
@@ -366,9 +371,7 @@ public final class WebSocketTestClient: @unchecked Sendable {
         while true {
             if let end = HTTPHead.endOfHead(buffer) {
                 let head = HTTPHead(bytes: Array(buffer[..<end]))
-                responseStatus = head.status
-                responseStatusLine = head.statusLine
-                responseHeaders = head.headers
+                response.withLock { $0 = head }
                 buffer.removeFirst(end)
                 return
             }
