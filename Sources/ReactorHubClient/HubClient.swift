@@ -38,7 +38,8 @@ public final class HubClient: Sendable {
 
     /// Connects to the daemon at `url` (`ws://HOST:PORT/ws` or `wss://…`) and returns once
     /// it said `hello`; throws when this first connection fails (`cannot_connect`,
-    /// `unauthenticated` for a refused token, `invalid_url`). Later drops are reconnected.
+    /// `unauthenticated` for a refused token, `invalid_url`); by then the platform socket
+    /// has stopped, so the program may exit at once. Later drops are reconnected.
     public static func connect(
         _ url: String,
         token: TokenSource? = nil,

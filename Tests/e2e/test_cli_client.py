@@ -9,6 +9,7 @@ import json
 import os
 import pathlib
 import queue
+import shutil
 import signal
 import ssl
 import subprocess
@@ -265,6 +266,34 @@ class FakeServer:
                 await asyncio.Future()
 
         self.loop.run_until_complete(main())
+
+
+@pytest.fixture(scope="module")
+def late_context_destroy(tmp_path_factory):
+    """A preload that makes every lws context's destruction 200 ms late and fails the
+    process (exit 70) when one is still alive at exit."""
+    source = pathlib.Path(__file__).parent / "preload" / "late_context_destroy.c"
+    library = tmp_path_factory.mktemp("preload") / "late_context_destroy.so"
+    compiler = shutil.which("clang") or shutil.which("cc")
+    subprocess.run([compiler, "-shared", "-fPIC", "-O1", "-o", str(library), str(source), "-ldl"], check=True)
+    return {"LD_PRELOAD": str(library)}
+
+
+def test_the_cli_exits_only_after_its_socket_has_stopped(late_context_destroy):
+    # A regression: the CLI heard of a failed connection and exited while the socket's
+    # service thread was still destroying its lws context; OpenSSL's exit handler had
+    # freed what SSL_CTX_free used, and the CLI crashed (SIGSEGV) now and then.
+    server = FakeServer(tls=True)
+    url = f"wss://localhost:{server.port}/ws"
+    untrusted = cli("state", url, "doc/x", env=late_context_destroy)
+    assert untrusted.returncode == 1, untrusted.stderr
+    assert untrusted.stderr.strip().splitlines()[-1].startswith("error cannot_connect:")
+    refused = cli("state", "ws://127.0.0.1:1/ws", "doc/x", env=late_context_destroy)
+    assert refused.returncode == 1, refused.stderr
+    trusted = cli("state", url, "doc/x", "--ca-file", server.certificate, "--json", env=late_context_destroy)
+    assert trusted.returncode == 0, trusted.stderr
+    assert json.loads(trusted.stdout)["state"] == {"hello": "tls"}
+    assert "still alive at exit" not in untrusted.stderr + refused.stderr + trusted.stderr
 
 
 def test_the_token_goes_in_the_authorization_header():

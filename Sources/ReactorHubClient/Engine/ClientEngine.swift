@@ -95,7 +95,6 @@ actor ClientEngine {
             if isClosed { break }
             guard everOpened, options.reconnect else {
                 let failure = lastFailure ?? HubClientError(.cannotConnect, reason)
-                finishFirst(.failure(failure))
                 await shutDown(failure: everOpened ? HubClientError(.closed, "the connection closed and reconnecting is off: \(reason)") : failure)
                 return
             }
@@ -219,11 +218,18 @@ actor ClientEngine {
         await runTask?.value
     }
 
+    /// Ends everything: the socket first (when the client owns it), then every wait. In
+    /// that order a caller that hears of the end can leave the process at once: the
+    /// socket's service thread has stopped and released its TLS context by then (exiting
+    /// while it still ran let OpenSSL's exit handlers free what it was using).
     private func shutDown(failure: HubClientError) async {
         isClosed = true
         isOpen = false
         helloTimer?.cancel()
         refreshTimer?.cancel()
+        if ownsSocket {
+            await socket.shutdown()
+        }
         finishFirst(.failure(failure))
         let pending = requests
         requests = [:]
@@ -244,8 +250,5 @@ actor ClientEngine {
             entry.publisher.finish(failure)
         }
         board.set(.closed)
-        if ownsSocket {
-            await socket.shutdown()
-        }
     }
 }
