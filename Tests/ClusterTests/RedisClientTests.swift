@@ -1,8 +1,22 @@
 import Cluster
 import Testing
+import TestSupport
 
 @Suite("RedisClient against a real redis-server")
 struct RedisClientTests {
+    @Test func aPortServedByAnotherRedisServerIsNotTakenForTheTestsOwn() async throws {
+        // Two tests can be handed the same free port; the second server then cannot bind,
+        // and must not take the first one's answers for its own.
+        let first = try await RedisServer.start()
+        let second = try await RedisServer.start(firstPort: first.port)
+        #expect(second.port != first.port)
+        #expect(first.answeringProcessID() == first.processID)
+        #expect(second.answeringProcessID() == second.processID)
+        #expect(first.processID != nil && first.processID != second.processID)
+        await second.stop()
+        await first.stop()
+    }
+
     @Test func commandsRoundTripBinarySafeBytes() async throws {
         let redis = try await RedisFixture.start()
         let key: [UInt8] = [0x6B, 0x00, 0xFF, 0x7B]

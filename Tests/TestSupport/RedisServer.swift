@@ -5,7 +5,8 @@ import Foundation
 
 /// A `redis-server` started by a test on a free loopback port, without persistence
 /// (`--save "" --appendonly no`, its own temporary `--dir`), so that a restart loses every
-/// key, as a Redis without persistence does. Never a server the test did not start.
+/// key, as a Redis without persistence does. Never a server the test did not start: it is
+/// up only once the server answering on its port reports this process's id.
 ///
 /// `@unchecked Sendable`: `port` and `process` change only in `start`/`launch`/`stop`/`kill`,
 /// which a test calls from one task at a time.
@@ -16,6 +17,8 @@ public final class RedisServer: @unchecked Sendable {
     public private(set) var port: Int
     private let directory: URL
     private var process: pid_t?
+    /// The server's process id while it runs.
+    public var processID: Int32? { process }
 
     private init(port: Int, directory: URL) {
         self.port = port
@@ -23,15 +26,16 @@ public final class RedisServer: @unchecked Sendable {
     }
 
     /// Starts a server on a free loopback port (another port is tried when the chosen one
-    /// was taken in the meantime) and returns once it answers PING.
-    public static func start() async throws -> RedisServer {
+    /// was taken in the meantime, also by another redis-server) and returns once it answers.
+    /// `firstPort` is tried first instead of a free one (the fixture's own tests).
+    public static func start(firstPort: Int? = nil) async throws -> RedisServer {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("reactorhub-redis-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let server = RedisServer(port: 0, directory: directory)
         var lastError: (any Error)?
-        for _ in 0..<8 {
-            server.port = try freeLoopbackPort()
+        for attempt in 0..<8 {
+            server.port = try attempt == 0 ? firstPort ?? freeLoopbackPort() : freeLoopbackPort()
             do {
                 try await server.launch()
                 return server
@@ -93,11 +97,18 @@ public final class RedisServer: @unchecked Sendable {
                 process = nil
                 throw TestClientError("redis-server exited at start on port \(port) (taken?)")
             }
-            if ping() { return }
+            if let answering = answeringProcessID() {
+                if answering == pid { return }
+                // Another redis-server holds the port (a test elsewhere, in this process or
+                // another, was handed the same free port): ours cannot bind and would exit,
+                // and this test would share that server and lose it when its owner stops.
+                await kill()
+                throw TestClientError("port \(port) is served by another redis-server (pid \(answering))")
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
         await stop()
-        throw TestClientError("redis-server on port \(port) did not answer PING within 20 s")
+        throw TestClientError("redis-server on port \(port) did not answer within 20 s")
     }
 
     /// Sends `signal` and reaps the process (SIGKILL after 10 s if it is still there),
@@ -155,14 +166,25 @@ public final class RedisServer: @unchecked Sendable {
         return pid
     }
 
-    /// Whether the server answers PING with PONG now.
-    public func ping() -> Bool {
-        guard let fd = try? TCPSocket.connect(host: host, port: port, timeout: 2) else { return false }
+    /// The process id of the redis-server that answers on the port now (`INFO server`'s
+    /// `process_id`); nil when none answers.
+    public func answeringProcessID() -> Int32? {
+        guard let fd = try? TCPSocket.connect(host: host, port: port, timeout: 2) else { return nil }
         defer { Glibc.close(fd) }
-        guard (try? TCPSocket.writeAll(fd, Array("PING\r\n".utf8))) != nil else { return false }
-        var chunk = [UInt8](repeating: 0, count: 64)
-        guard let count = try? TCPSocket.read(fd, into: &chunk, timeout: 2), count > 0 else { return false }
-        return String(decoding: chunk.prefix(count), as: UTF8.self).hasPrefix("+PONG")
+        guard (try? TCPSocket.writeAll(fd, Array("INFO server\r\n".utf8))) != nil else { return nil }
+        var reply: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let key = Array("process_id:".utf8)
+        while reply.count < 65536 {
+            guard let count = try? TCPSocket.read(fd, into: &chunk, timeout: 2), count > 0 else { return nil }
+            reply += chunk.prefix(count)
+            // Bytes, not Characters: "\r\n" is one Character, and "\r" is never found in one.
+            guard let found = reply.indices.first(where: { reply[$0...].starts(with: key) }),
+                  let end = reply[(found + key.count)...].firstIndex(of: UInt8(ascii: "\r"))
+            else { continue }
+            return Int32(String(decoding: reply[(found + key.count)..<end], as: UTF8.self))
+        }
+        return nil
     }
 
     private static var executable: String {

@@ -36,24 +36,44 @@ class RedisProcess:
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    def start(self) -> None:
+    def start(self, same_port: bool = False) -> None:
+        """Starts the server; it is up once the server that answers on the port reports
+        this process's id. A free port can be handed to another test's redis-server too;
+        ours then cannot bind and exits, and the test would share the other one and lose it
+        when its owner stops. Another port is tried then, unless the port must stay."""
         binary = shutil.which("redis-server") or "/usr/bin/redis-server"
         OUTPUT.mkdir(parents=True, exist_ok=True)
-        log = open(OUTPUT / f"{self.name}-redis.log", "ab")
-        self.process = subprocess.Popen(
-            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(self.workdir)],
-            stdout=log, stderr=log,
-        )
-        assert wait_for(self.ping, timeout=20), "redis-server did not answer PING"
+        for _ in range(8):
+            with open(OUTPUT / f"{self.name}-redis.log", "ab") as log:
+                self.process = subprocess.Popen(
+                    [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                     "--dir", str(self.workdir)],
+                    stdout=log, stderr=log,
+                )
+            wait_for(lambda: self.process.poll() is not None or self.answering_pid() is not None, timeout=20)
+            if self.answering_pid() == self.process.pid:
+                return
+            self.process.kill()
+            self.process.wait()
+            if same_port:
+                break
+            self.port = free_port()
+        raise AssertionError(f"redis-server did not start on a port of its own (last tried {self.port})")
 
-    def ping(self) -> bool:
+    def answering_pid(self):
+        """The process id of the redis-server answering on the port (`INFO server`), or None."""
         try:
             with socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock:
-                sock.sendall(b"PING\r\n")
-                return sock.recv(16).startswith(b"+PONG")
-        except OSError:
-            return False
+                sock.sendall(b"INFO server\r\n")
+                reply = b""
+                while b"\r\n" not in reply.partition(b"process_id:")[2]:
+                    chunk = sock.recv(65536)
+                    if not chunk:
+                        return None
+                    reply += chunk
+                return int(reply.partition(b"process_id:")[2].split(b"\r\n", 1)[0])
+        except (OSError, ValueError):
+            return None
 
     def command(self, *args: str) -> bytes:
         with socket.create_connection(("127.0.0.1", self.port), timeout=5) as sock:
@@ -68,7 +88,7 @@ class RedisProcess:
         """Kills the server and starts a new one on the same port: all data is gone."""
         self.process.kill()
         self.process.wait()
-        self.start()
+        self.start(same_port=True)
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:

@@ -174,7 +174,7 @@ class Prometheus:
                  f"--web.listen-address=127.0.0.1:{self.port}", "--log.level=warn"],
                 stdout=self.log, stderr=self.log, cwd=self.folder,
             )
-            if self._wait_ready(60):
+            if self._wait_ready(60) and self._is_ours():
                 return
             self.process.kill()
             self.process.wait()
@@ -193,6 +193,13 @@ class Prometheus:
                 pass
             time.sleep(0.1)
         return False
+
+    def _is_ours(self) -> bool:
+        """Whether the Prometheus answering on the port is this one (its storage folder):
+        a free port can be handed to another test's Prometheus, which then answers while
+        ours fails to bind."""
+        flags = self.api("status/flags")
+        return flags.get("storage.tsdb.path") == str(self.folder / "data") and self.process.poll() is None
 
     def api(self, path: str, **params):
         url = f"http://127.0.0.1:{self.port}/api/v1/{path}"
