@@ -112,8 +112,14 @@ def test_send_prints_the_ack_and_the_state_moves(hub):
     result = cli("send", hub.url, "counter/cli-send", "increase")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ack: counter/cli-send accepted the action at version 0"
-    time.sleep(0.3)
-    after = json.loads(cli("state", hub.url, "counter/cli-send", "--json").stdout)
+    # The counter's increase ends after its delay (50 ms): read until it has (isLoading
+    # true, value 1, isLoading false are versions 1 to 3), however loaded the machine is.
+    deadline = time.monotonic() + 30
+    while True:
+        after = json.loads(cli("state", hub.url, "counter/cli-send", "--json").stdout)
+        if after["version"] >= 3 or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
     assert after["state"] == {"value": 1, "isLoading": False}
     assert after["version"] == 3
 
