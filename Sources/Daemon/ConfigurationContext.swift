@@ -45,7 +45,13 @@ public struct ConfigurationContext: Sendable {
             environment: environment,
             workingDirectory: FileManager.default.currentDirectoryPath,
             executablePath: runningExecutable(),
-            readFile: { path in FileManager.default.contents(atPath: path).map { [UInt8]($0) } },
+            // Read to the end rather than by the file's size, so that a pipe works too
+            // (`--config <(generate)`, `--config /dev/stdin`).
+            readFile: { path in
+                guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+                defer { try? handle.close() }
+                do { return [UInt8](try handle.readToEnd() ?? Data()) } catch { return nil }
+            },
             itemKind: { path in
                 var isFolder: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return nil }

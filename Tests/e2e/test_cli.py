@@ -32,6 +32,22 @@ def test_print_config_applies_file_then_environment_then_flags(tmp_path):
     assert effective["history"] == {"patches": 256, "maxBytes": 1048576}
 
 
+def test_a_configuration_read_from_a_pipe_is_applied(tmp_path):
+    # Read to its end, not by its size (which a pipe does not have): /dev/stdin here.
+    result = subprocess.run([str(BINARY), "--config", "/dev/stdin", "--print-config"], cwd=ROOT, capture_output=True,
+                            timeout=20, input=json.dumps({"port": 7321, "logLevel": "warning"}).encode())
+    assert result.returncode == 0, result.stderr
+    effective = json.loads(result.stdout)
+    assert (effective["port"], effective["logLevel"]) == (7321, "warning")
+    empty = tmp_path / "empty.json"
+    empty.write_text("")
+    refused = run("--config", str(empty))
+    assert refused.returncode == 2
+    assert refused.stderr.decode().strip() == f"reactorhub: {empty}: not valid JSON: unexpected end of input, expected a value"
+    folder = run("--config", str(tmp_path))
+    assert (folder.returncode, folder.stderr.decode().strip()) == (2, f"reactorhub: {tmp_path}: configuration file not found or not readable")
+
+
 def test_bad_configuration_exits_2_with_one_line_naming_the_key(tmp_path):
     cases = {
         '{"limits": {"maxJoinsPerConnection": 0}}': "limits.maxJoinsPerConnection",
