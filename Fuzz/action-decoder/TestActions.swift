@@ -1,4 +1,4 @@
-import JSON
+import ReactorHubJSON
 
 // The shapes of Tests/JSONTests/ActionFixtures.swift, which the fuzz target cannot import.
 

@@ -6,8 +6,8 @@
 // string) is one of the enum's cases, and decoding the same payload again gives the same
 // case; a refusal names a problem with a message.
 import FuzzSupport
-import JSON
-import Reactors
+import ReactorHubJSON
+import ReactorHubKinds
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzActionDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

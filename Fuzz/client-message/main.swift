@@ -7,8 +7,8 @@
 // client cannot make the server repeat a long text. An accepted join, leave or action names
 // an address whose text parses back to itself.
 import FuzzSupport
-@testable import Hub
-import JSON
+@testable import ReactorHubEngine
+import ReactorHubJSON
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzClientMessage(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

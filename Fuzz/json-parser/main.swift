@@ -5,7 +5,7 @@
 // `serializedByteCount` is the writer's length (the differ sizes patches with it), and the
 // strict parser (duplicate keys refused) either refuses it or reads the same document.
 import FuzzSupport
-import JSON
+import ReactorHubJSON
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSONParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

@@ -6,7 +6,7 @@
 // string). An array-index token means the number it spells. Looking the pointer up in a
 // document never crashes, and finds what the patch editor finds.
 import FuzzSupport
-import JSON
+import ReactorHubJSON
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSONPointer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

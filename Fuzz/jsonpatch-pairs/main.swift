@@ -9,7 +9,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import JSON
+import ReactorHubJSON
 import JSONTestSupport
 
 var count = 2_000

@@ -6,7 +6,7 @@
 // original gives the result, and that diff reads back from its own JSON form (both the
 // `JSONValue` form and the patch writer's text) as the same operations.
 import FuzzSupport
-import JSON
+import ReactorHubJSON
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPatchApply(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

@@ -11,7 +11,7 @@
 // parses reads back from its text to the same pattern, and matches only well-formed names.
 import Foundation
 import FuzzSupport
-@testable import Auth
+@testable import ReactorHubAuth
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzToken(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

@@ -1,5 +1,5 @@
-public import JSON
-public import Logging
+public import ReactorHubJSON
+public import ReactorHubLogging
 
 /// A connection to a ReactorHub daemon through which remote reactors read like local
 /// ReactorKit reactors: join one, read its `currentState`, follow its `states` and

@@ -1,4 +1,4 @@
-public import JSON
+public import ReactorHubJSON
 
 /// What the server said in its `hello` on the current connection.
 public struct HubServerInfo: Sendable, Hashable {

@@ -1,5 +1,5 @@
-public import JSON
-import Locking
+public import ReactorHubJSON
+import ReactorHubLocking
 
 /// One connection's presence in a reactor (PROTOCOL.md "Presence"): who (the token's
 /// `sub`, or nil) and what it said about itself.

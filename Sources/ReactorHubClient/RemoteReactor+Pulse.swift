@@ -1,5 +1,5 @@
-import JSON
-import Logging
+import ReactorHubJSON
+import ReactorHubLogging
 public import Reactor
 
 /// Pulses of a remote reactor, as ReactorKit's `reactor.pulse(\.$alertMessage)`.

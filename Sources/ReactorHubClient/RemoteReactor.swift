@@ -1,7 +1,7 @@
 import Foundation
-import JSON
-import Locking
-import Logging
+import ReactorHubJSON
+import ReactorHubLocking
+import ReactorHubLogging
 import Reactor
 
 /// A reactor hosted by the hub, read like a local ReactorKit reactor: `currentState`,

@@ -1,4 +1,4 @@
-import Locking
+import ReactorHubLocking
 public import Reactor
 
 /// A local `Reactor` that mirrors a remote one, for ReactorKit-style apps: its `State` is

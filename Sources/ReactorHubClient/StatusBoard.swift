@@ -1,4 +1,4 @@
-import Locking
+import ReactorHubLocking
 
 /// The client's status and the streams that follow it.
 final class StatusBoard: Sendable {

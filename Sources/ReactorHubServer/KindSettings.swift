@@ -1,4 +1,4 @@
-import JSON
+import ReactorHubJSON
 
 /// A kind's settings under `reactors.KIND`: `init()` gives the defaults, and the file's
 /// object overrides them member by member.

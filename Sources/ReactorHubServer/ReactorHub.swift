@@ -1,4 +1,4 @@
-import Daemon
+import ReactorHubDaemon
 import Foundation
 
 /// The whole ReactorHub daemon as a library: the configuration file, environment and

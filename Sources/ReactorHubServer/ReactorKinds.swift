@@ -1,7 +1,7 @@
 public import Reactor
-import Daemon
-import Hub
-import JSON
+import ReactorHubDaemon
+import ReactorHubEngine
+import ReactorHubJSON
 
 /// The reactor kinds the daemon serves, registered by name (`KIND` in `KIND/ID`).
 ///

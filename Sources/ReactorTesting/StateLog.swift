@@ -1,4 +1,4 @@
-import Locking
+import ReactorHubLocking
 import Reactor
 
 /// The states a `TestStore` has received and not yet asserted, and the last asserted one.

@@ -8,7 +8,7 @@
 // checked to be accepted with the minted subject.
 // Build and run with: swift run -c release auth-bench [count] [repetitions]
 
-import Auth
+import ReactorHubAuth
 import Foundation
 
 let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }

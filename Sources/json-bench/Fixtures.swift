@@ -1,4 +1,4 @@
-import JSON
+import ReactorHubJSON
 
 /// The counter seed's state.
 struct CounterState: Encodable {

@@ -1,4 +1,4 @@
-import JSON
+import ReactorHubJSON
 
 // json-bench: how long the JSON module takes for what the hub does per state change and
 // per message. Build with `swift build -c release`; run `.build/release/json-bench`.

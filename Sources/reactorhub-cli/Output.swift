@@ -1,5 +1,5 @@
 import Foundation
-import JSON
+import ReactorHubJSON
 import ReactorHubClient
 
 /// What the commands print, indented for people or one compact JSON object per line.

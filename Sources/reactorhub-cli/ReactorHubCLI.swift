@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import JSON
-import Logging
+import ReactorHubJSON
+import ReactorHubLogging
 import ReactorHubClient
 
 /// `reactorhub-cli watch|send|state URL REACTOR …`: the Swift client library from a terminal.

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Locking
+import ReactorHubLocking
 
 /// Waits for one of `signals` (their default action is turned off while it watches).
 ///

@@ -1,4 +1,4 @@
-@testable import Auth
+@testable import ReactorHubAuth
 import Foundation
 import Testing
 

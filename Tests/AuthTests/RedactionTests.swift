@@ -1,4 +1,4 @@
-import Auth
+import ReactorHubAuth
 import Testing
 
 @Suite struct RedactionTests {

@@ -1,4 +1,4 @@
-import Auth
+import ReactorHubAuth
 import Foundation
 import Testing
 

@@ -1,4 +1,4 @@
-import Auth
+import ReactorHubAuth
 import Testing
 
 /// One pattern, one address, one subject, and whether it matches.

@@ -1,6 +1,6 @@
-import Auth
+import ReactorHubAuth
 import Foundation
-import JSON
+import ReactorHubJSON
 import Testing
 
 @Suite struct TokenMinterTests {

@@ -1,6 +1,6 @@
-import Auth
+import ReactorHubAuth
 import Foundation
-import JSON
+import ReactorHubJSON
 import Testing
 
 /// One token made by PyJWT (Vectors/make_vectors.py) and what the verifier must say of it.

@@ -1,4 +1,4 @@
-import Cluster
+import ReactorHubRedis
 import Testing
 
 /// A test's own Redis plus helpers to build the primitives of several nodes on it.

@@ -1,4 +1,4 @@
-import Cluster
+import ReactorHubRedis
 import Testing
 
 @Suite("Commits by Lua script, history and snapshots")

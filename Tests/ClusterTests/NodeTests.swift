@@ -1,4 +1,4 @@
-import Cluster
+import ReactorHubRedis
 import Testing
 
 @Suite("Node registry, presence and inboxes")

@@ -1,7 +1,7 @@
-import Cluster
+import ReactorHubRedis
 import Foundation
-import Locking
-import Logging
+import ReactorHubLocking
+import ReactorHubLogging
 import Testing
 import TestSupport
 

@@ -1,4 +1,4 @@
-import Cluster
+import ReactorHubRedis
 import Testing
 
 @Suite("RedisSubscriber against a real redis-server")

@@ -1,4 +1,4 @@
-import Cluster
+import ReactorHubRedis
 import Testing
 
 @Suite("Snapshots, load and new epochs")

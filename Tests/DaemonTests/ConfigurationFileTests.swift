@@ -1,6 +1,6 @@
-import Daemon
+import ReactorHubDaemon
 import Foundation
-import JSON
+import ReactorHubJSON
 import Testing
 
 @Suite("Configuration file")

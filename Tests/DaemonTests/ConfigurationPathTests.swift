@@ -1,4 +1,4 @@
-@testable import Daemon
+@testable import ReactorHubDaemon
 import Testing
 
 @Suite("Configuration paths")

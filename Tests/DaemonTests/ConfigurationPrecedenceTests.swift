@@ -1,4 +1,4 @@
-import Daemon
+import ReactorHubDaemon
 import Testing
 
 @Suite("Configuration precedence and rules between keys")

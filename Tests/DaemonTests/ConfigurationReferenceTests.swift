@@ -1,4 +1,4 @@
-import Daemon
+import ReactorHubDaemon
 import Foundation
 import Testing
 

@@ -1,5 +1,5 @@
-@testable import Daemon
-import JSON
+@testable import ReactorHubDaemon
+import ReactorHubJSON
 import Testing
 
 @Suite("--print-config")

@@ -1,4 +1,4 @@
-import Daemon
+import ReactorHubDaemon
 
 /// A few files and folders in memory, for loading configurations without touching the
 /// disk: the folders that hold a file exist too.

@@ -1,5 +1,5 @@
-@testable import Hub
-import JSON
+@testable import ReactorHubEngine
+import ReactorHubJSON
 import Testing
 
 /// PROTOCOL.md "Actions that are safe to resend", on one node: an action id answered once

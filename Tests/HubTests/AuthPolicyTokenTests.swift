@@ -1,5 +1,5 @@
 import Testing
-@testable import Hub
+@testable import ReactorHubEngine
 
 @Suite("The token of an upgrade")
 struct AuthPolicyTokenTests {

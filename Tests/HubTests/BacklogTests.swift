@@ -1,11 +1,11 @@
 import Dispatch
-import JSON
-import Locking
+import ReactorHubJSON
+import ReactorHubLocking
 import Reactor
 import TestSupport
 import Testing
-import Transport
-@testable import Hub
+import ReactorHubWebSocketServer
+@testable import ReactorHubEngine
 
 /// What becomes of actions that wait in an instance (issue "Bounded under attack",
 /// finding 2): they are not run for nobody, and they do not hold the shutdown.

@@ -1,6 +1,6 @@
-import JSON
+import ReactorHubJSON
 import Testing
-@testable import Hub
+@testable import ReactorHubEngine
 
 @Suite("Client message parsing")
 struct ClientMessageParserTests {

@@ -1,10 +1,10 @@
-import Cluster
-@testable import Hub
-import JSON
-import Metrics
+import ReactorHubRedis
+@testable import ReactorHubEngine
+import ReactorHubJSON
+import ReactorHubMetrics
 import TestSupport
 import Testing
-import Transport
+import ReactorHubWebSocketServer
 
 /// Several hubs as nodes of one cluster on a Redis of the test's own (in-process, in-memory
 /// transports): the owner/follower paths of `ReplicaInstance` and `OwnedRuntime`, also

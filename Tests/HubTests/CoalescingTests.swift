@@ -1,7 +1,7 @@
-import JSON
+import ReactorHubJSON
 import TestSupport
 import Testing
-@testable import Hub
+@testable import ReactorHubEngine
 
 @Suite("Bursts and merged frames")
 struct CoalescingTests {

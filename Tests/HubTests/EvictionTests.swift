@@ -1,6 +1,6 @@
-import Hub
-import JSON
-import Locking
+import ReactorHubEngine
+import ReactorHubJSON
+import ReactorHubLocking
 import TestSupport
 import Testing
 

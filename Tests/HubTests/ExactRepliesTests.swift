@@ -1,4 +1,4 @@
-import JSON
+import ReactorHubJSON
 import Testing
 
 /// Replies are byte-exact: a `ref` comes back as the client wrote it, and a snapshot is

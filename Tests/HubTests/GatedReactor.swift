@@ -1,4 +1,4 @@
-import Locking
+import ReactorHubLocking
 import Reactor
 
 /// A reactor whose `start` effect finishes only when the test opens its gate, so that a

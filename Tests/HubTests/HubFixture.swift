@@ -1,11 +1,11 @@
-import Hub
-import JSON
-import Logging
+import ReactorHubEngine
+import ReactorHubJSON
+import ReactorHubLogging
 import Reactor
-import Reactors
+import ReactorHubKinds
 import TestSupport
 import Testing
-import Transport
+import ReactorHubWebSocketServer
 
 /// Cities the test weather use case knows.
 let testCities = [

@@ -1,8 +1,8 @@
-import Auth
+import ReactorHubAuth
 import Foundation
 import TestSupport
 import Testing
-@testable import Hub
+@testable import ReactorHubEngine
 
 @Suite("Identity timers")
 struct IdentityTimerTests {

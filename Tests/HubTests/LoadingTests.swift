@@ -1,7 +1,7 @@
 import Dispatch
-import Hub
-import JSON
-import Locking
+import ReactorHubEngine
+import ReactorHubJSON
+import ReactorHubLocking
 import TestSupport
 import Testing
 

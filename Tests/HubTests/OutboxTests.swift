@@ -1,6 +1,6 @@
 import Testing
-import Transport
-@testable import Hub
+import ReactorHubWebSocketServer
+@testable import ReactorHubEngine
 
 /// The slow-reader policy as a value type, without sockets (PROTOCOL.md "Slow clients").
 @Suite("Outbox: what waits for one connection")

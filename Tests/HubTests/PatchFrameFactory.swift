@@ -1,4 +1,4 @@
-@testable import Hub
+@testable import ReactorHubEngine
 
 enum PatchFrameFactory {
     /// A patch frame of `version` whose operations are `operations` (a JSON array).

@@ -1,7 +1,7 @@
-import Auth
+import ReactorHubAuth
 import Foundation
-import Hub
-import JSON
+import ReactorHubEngine
+import ReactorHubJSON
 import TestSupport
 import Testing
 

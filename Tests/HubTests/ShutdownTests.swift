@@ -1,7 +1,7 @@
-import Hub
-import JSON
-import Locking
-import Reactors
+import ReactorHubEngine
+import ReactorHubJSON
+import ReactorHubLocking
+import ReactorHubKinds
 import TestSupport
 import Testing
 

@@ -1,7 +1,7 @@
-import Auth
+import ReactorHubAuth
 import Foundation
 import Testing
-@testable import Hub
+@testable import ReactorHubEngine
 
 @Suite("Verified token cache")
 struct VerifiedTokenCacheTests {

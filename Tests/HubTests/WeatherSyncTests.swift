@@ -1,5 +1,5 @@
-import Hub
-import JSON
+import ReactorHubEngine
+import ReactorHubJSON
 import TestSupport
 import Testing
 

@@ -1,4 +1,4 @@
-public import JSON
+public import ReactorHubJSON
 
 /// SplitMix64: a small, fast generator whose sequence depends only on its seed, so
 /// every run of the property tests sees the same documents.

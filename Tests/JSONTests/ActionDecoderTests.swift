@@ -1,5 +1,5 @@
 import Testing
-import JSON
+import ReactorHubJSON
 
 @Suite struct ActionDecoderTests {
     let decoder = ActionDecoder()

@@ -1,4 +1,4 @@
-import JSON
+import ReactorHubJSON
 import Testing
 
 /// A struct is not an action: it has no case to name.

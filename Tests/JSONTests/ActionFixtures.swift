@@ -1,4 +1,4 @@
-import JSON
+import ReactorHubJSON
 
 enum CounterAction: Codable, Equatable { case increase, decrease }
 

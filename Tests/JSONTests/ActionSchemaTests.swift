@@ -1,5 +1,5 @@
 import Testing
-import JSON
+import ReactorHubJSON
 
 @Suite struct ActionSchemaTests {
     private func schema<Action: Decodable>(_ type: Action.Type) -> String {

@@ -1,5 +1,5 @@
 import Foundation
-import JSON
+import ReactorHubJSON
 
 /// The public json-patch-tests suite (tests.json and spec_tests.json), read with this
 /// module's own parser from the test bundle.

@@ -1,5 +1,5 @@
 import Testing
-import JSON
+import ReactorHubJSON
 import JSONTestSupport
 
 @Suite struct DiffRoundTripPropertyTests {

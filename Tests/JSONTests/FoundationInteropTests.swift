@@ -1,5 +1,5 @@
 import Foundation
-import JSON
+import ReactorHubJSON
 import Testing
 
 @Suite struct FoundationInteropTests {

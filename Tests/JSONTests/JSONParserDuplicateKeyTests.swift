@@ -1,4 +1,4 @@
-import JSON
+import ReactorHubJSON
 import Testing
 
 @Suite struct JSONParserDuplicateKeyTests {

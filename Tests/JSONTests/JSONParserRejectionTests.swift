@@ -1,5 +1,5 @@
 import Testing
-import JSON
+import ReactorHubJSON
 
 /// One malformed input and where and how the parser must reject it.
 struct Malformed: Sendable, CustomTestStringConvertible {

@@ -1,5 +1,5 @@
 import Testing
-import JSON
+import ReactorHubJSON
 
 @Suite struct JSONPatchApplyTests {
     let document: JSONValue = ["title": "list", "items": [["id": "a", "done": false], ["id": "b", "done": true]], "tags": ["x"]]

@@ -1,5 +1,5 @@
 import Testing
-import JSON
+import ReactorHubJSON
 
 @Suite struct JSONPatchDiffTests {
     static let longList: JSONValue = ["items": .array((0..<10_000).map { .int($0) })]

@@ -1,5 +1,5 @@
 import Testing
-import JSON
+import ReactorHubJSON
 
 @Suite struct JSONPointerTests {
     @Test func parsesTheRFC6901Examples() throws {

@@ -1,5 +1,5 @@
 import Testing
-import JSON
+import ReactorHubJSON
 
 struct Restored: Codable, Equatable {
     struct Inner: Codable, Equatable { var flag: Bool; var small: UInt8 }

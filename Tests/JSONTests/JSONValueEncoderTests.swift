@@ -1,5 +1,5 @@
 import Testing
-import JSON
+import ReactorHubJSON
 
 /// Stands in for the Reactor module's `@Pulse`: reports itself to a recorder found in
 /// `userInfo` and encodes nothing, so it is left out of the encoded state.

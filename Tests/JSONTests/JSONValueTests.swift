@@ -1,5 +1,5 @@
 import Testing
-import JSON
+import ReactorHubJSON
 
 @Suite struct JSONValueTests {
     @Test func objectEqualityIgnoresMemberOrder() {

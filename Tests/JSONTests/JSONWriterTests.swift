@@ -1,5 +1,5 @@
 import Testing
-import JSON
+import ReactorHubJSON
 
 @Suite struct JSONWriterTests {
     private func text(_ value: JSONValue) -> String {

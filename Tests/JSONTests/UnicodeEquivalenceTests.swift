@@ -1,4 +1,4 @@
-import JSON
+import ReactorHubJSON
 import Testing
 
 /// Strings that Swift's `String ==` equates (canonically equivalent spellings) but JSON,

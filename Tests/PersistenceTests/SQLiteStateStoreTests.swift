@@ -1,8 +1,8 @@
 import Foundation
-import Hub
-import JSON
-import Logging
-import Persistence
+import ReactorHubEngine
+import ReactorHubJSON
+import ReactorHubLogging
+import ReactorHubSQLite
 import Synchronization
 import Testing
 

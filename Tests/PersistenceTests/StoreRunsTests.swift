@@ -1,8 +1,8 @@
 import Foundation
-import Hub
-import JSON
-import Logging
-import Persistence
+import ReactorHubEngine
+import ReactorHubJSON
+import ReactorHubLogging
+import ReactorHubSQLite
 import Testing
 
 /// Which stored rows may continue their epoch after a restart (docs/protocol.md: a version

@@ -1,9 +1,9 @@
 import Foundation
-import JSON
-import Locking
+import ReactorHubJSON
+import ReactorHubLocking
 import Reactor
 @testable import ReactorHubClient
-import Reactors
+import ReactorHubKinds
 import Testing
 
 typealias CounterState = CounterReactor.State

@@ -1,8 +1,8 @@
 import Foundation
-import JSON
+import ReactorHubJSON
 import Reactor
 import ReactorHubClient
-import Reactors
+import ReactorHubKinds
 import Testing
 
 /// The client against a real `reactorhub` process (Support/DaemonProcess.swift), over

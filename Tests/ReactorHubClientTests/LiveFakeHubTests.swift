@@ -1,7 +1,7 @@
 import Foundation
-import JSON
+import ReactorHubJSON
 @testable import ReactorHubClient
-import Reactors
+import ReactorHubKinds
 import TestSupport
 import Testing
 

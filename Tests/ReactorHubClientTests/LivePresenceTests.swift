@@ -1,7 +1,7 @@
 import Foundation
-import JSON
+import ReactorHubJSON
 import ReactorHubClient
-import Reactors
+import ReactorHubKinds
 import Testing
 
 /// Presence through the Swift client against a real daemon: `setPresence`, `others`,

@@ -1,4 +1,4 @@
-import JSON
+import ReactorHubJSON
 @testable import ReactorHubClient
 import TestSupport
 import Testing

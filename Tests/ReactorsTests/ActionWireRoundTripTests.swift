@@ -1,5 +1,5 @@
-import JSON
-import Reactors
+import ReactorHubJSON
+import ReactorHubKinds
 import Testing
 
 /// Every shipped kind's actions survive the wire: what a client encodes is what the hub

@@ -1,7 +1,7 @@
-import JSON
+import ReactorHubJSON
 import Reactor
 import ReactorTesting
-import Reactors
+import ReactorHubKinds
 import Synchronization
 import Testing
 

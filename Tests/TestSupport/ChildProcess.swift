@@ -1,5 +1,5 @@
 import Foundation
-import Locking
+import ReactorHubLocking
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,6 @@
 import Foundation
-import Locking
-public import Transport
+import ReactorHubLocking
+public import ReactorHubWebSocketServer
 
 /// One client of an `InMemoryTransport`: sends text, receives what the server wrote, and
 /// can stop reading to play a slow or hostile peer.

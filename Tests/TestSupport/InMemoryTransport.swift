@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import Locking
-public import Transport
+import ReactorHubLocking
+public import ReactorHubWebSocketServer
 
 /// A `MessageTransport` without sockets, so that the hub's protocol logic runs in-process
 /// and deterministically (hummingbird's `.router` test mode).

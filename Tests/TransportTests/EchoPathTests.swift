@@ -1,6 +1,6 @@
 import TestSupport
 import Testing
-import Transport
+import ReactorHubWebSocketServer
 
 @Suite("The echo path (diagnostics)")
 struct EchoPathTests {

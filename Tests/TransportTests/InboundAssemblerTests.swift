@@ -1,5 +1,5 @@
 import Testing
-@testable import Transport
+@testable import ReactorHubWebSocketServer
 
 @Suite("Inbound reassembly (InboundAssembler)")
 struct InboundAssemblerTests {

@@ -3,9 +3,9 @@ import Glibc
 #endif
 import Foundation
 import TestSupport
-import Locking
+import ReactorHubLocking
 import Testing
-import Transport
+import ReactorHubWebSocketServer
 
 @Suite("Connection lifecycle")
 struct LifecycleTests {

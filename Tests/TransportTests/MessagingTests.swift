@@ -1,7 +1,7 @@
 import Synchronization
 import TestSupport
 import Testing
-import Transport
+import ReactorHubWebSocketServer
 
 @Suite("WebSocket messages")
 struct MessagingTests {

@@ -1,6 +1,6 @@
-import Locking
+import ReactorHubLocking
 import TestSupport
-import Transport
+import ReactorHubWebSocketServer
 
 /// A transport handler that records every event, keeps a plain FIFO of output per
 /// connection (the hub's delivery policy is tested in HubTests), and, when `echo` is

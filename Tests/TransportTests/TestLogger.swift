@@ -1,4 +1,4 @@
-import Logging
+import ReactorHubLogging
 
 /// The logger handed to servers under test.
 let transportTestLogger: Logger = {

@@ -1,8 +1,8 @@
 import Foundation
-import Locking
+import ReactorHubLocking
 import TestSupport
 import Testing
-import Transport
+import ReactorHubWebSocketServer
 
 /// Records what a connection's delegate hears, and lets a test wait for it.
 final class RecordingClientDelegate: WebSocketClientDelegate {

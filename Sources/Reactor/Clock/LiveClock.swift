@@ -1,4 +1,4 @@
-import Locking
+import ReactorHubLocking
 import Dispatch
 /// The real, monotonic clock: sleeps with `Task.sleep` and schedules on Dispatch.
 public struct LiveClock: ReactorClock {

@@ -1,4 +1,4 @@
-import Locking
+import ReactorHubLocking
 /// A manual clock for tests: time moves only when the test calls `advance`, so a 500 ms delay
 /// takes no real time and timers fire in a deterministic order.
 ///

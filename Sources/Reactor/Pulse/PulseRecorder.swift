@@ -1,4 +1,4 @@
-import Locking
+import ReactorHubLocking
 /// Collects the pulses of a state while it is encoded, so that pulses travel apart from the state.
 ///
 /// Put a recorder in `encoder.userInfo[PulseRecorder.userInfoKey]`: each `Pulse` then reports

@@ -1,4 +1,4 @@
-import Locking
+import ReactorHubLocking
 import Dispatch
 
 /// The lock-protected queue in front of a runtime's serial context, and the bookkeeping that

@@ -1,4 +1,4 @@
-import Locking
+import ReactorHubLocking
 /// The state everyone reads (`currentState`) and the observers to tell when it changes, updated
 /// together so that a new observer gets either the old state and the change, or the new state.
 ///

@@ -1,4 +1,4 @@
-import Logging
+import ReactorHubLogging
 
 /// The interpreter of `Effect`: runs synchronous parts at once and keeps asynchronous parts
 /// (timers and tasks) as operations that come back through the inbox. Serial context only.

@@ -1,4 +1,4 @@
-import Locking
+import ReactorHubLocking
 extension ReactorRuntime {
     /// Calls `observer` in the serial context with `.state` after every reduce (and every stub
     /// state), and `.drained` each time everything queued so far has been processed and the

@@ -1,6 +1,6 @@
-import Locking
+import ReactorHubLocking
 import Dispatch
-public import Logging
+public import ReactorHubLogging
 import Synchronization
 
 /// Runs one reactor: owns its pipeline, serializes everything that touches its state, and tells

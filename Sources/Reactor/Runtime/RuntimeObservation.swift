@@ -1,4 +1,4 @@
-import Locking
+import ReactorHubLocking
 import Synchronization
 
 /// A registration with `ReactorRuntime.observe(_:)`, ended by `cancel()` or by releasing it.

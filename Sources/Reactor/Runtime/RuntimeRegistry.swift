@@ -1,4 +1,4 @@
-import Locking
+import ReactorHubLocking
 /// Which runtime runs which reactor, so that `reactor.currentState` can be answered.
 ///
 /// ReactorKit keeps a reactor's current state in an associated object; Swift has none, so a

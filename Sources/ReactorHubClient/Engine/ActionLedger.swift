@@ -1,4 +1,4 @@
-import JSON
+import ReactorHubJSON
 
 /// The actions sent and not yet answered, in the order they were dispatched, and the
 /// resend rule of PROTOCOL.md ("Actions that are safe to resend"): an action whose answer

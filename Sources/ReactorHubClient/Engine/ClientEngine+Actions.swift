@@ -1,4 +1,4 @@
-import JSON
+import ReactorHubJSON
 
 /// Actions: sent with an `id`, answered by `ref`, resent once after a reconnect.
 extension ClientEngine {

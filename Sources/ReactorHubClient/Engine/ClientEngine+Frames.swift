@@ -1,4 +1,4 @@
-import JSON
+import ReactorHubJSON
 
 /// The server's messages (PROTOCOL.md, "Server to client"), one at a time.
 extension ClientEngine {

@@ -1,4 +1,4 @@
-import JSON
+import ReactorHubJSON
 
 /// Joining and leaving reactors, and re-joining them when their copy went wrong.
 extension ClientEngine {

@@ -1,6 +1,6 @@
 import Foundation
-import JSON
-import Logging
+import ReactorHubJSON
+import ReactorHubLogging
 
 /// The client's one serial context: the connection and its reconnects, the reactors it
 /// holds, the requests and actions waiting for answers. An actor: socket events, calls

@@ -1,4 +1,4 @@
-import JSON
+import ReactorHubJSON
 
 /// The client's messages (PROTOCOL.md, "Client to server"), written as compact JSON.
 enum ClientFrames {

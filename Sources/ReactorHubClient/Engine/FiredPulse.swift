@@ -1,4 +1,4 @@
-public import JSON
+public import ReactorHubJSON
 
 /// A pulse as the client knows it: how many `pulse` messages of that name arrived since
 /// the reactor was joined, and the last value. A mirrored state decodes with these

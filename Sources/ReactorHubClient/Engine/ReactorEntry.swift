@@ -1,4 +1,4 @@
-import JSON
+import ReactorHubJSON
 
 /// The engine's record of one joined reactor: its replica, its join in flight, who waits
 /// for its first state, and the pulses counted so far. Touched by the engine actor only.

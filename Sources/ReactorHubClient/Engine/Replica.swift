@@ -1,4 +1,4 @@
-import JSON
+import ReactorHubJSON
 
 /// What a client holds of one reactor and the rules that keep it right (PROTOCOL.md,
 /// "State, versions and patches"): a value type that says what to do, so the rules are

@@ -1,4 +1,4 @@
-public import JSON
+public import ReactorHubJSON
 
 /// One state of a remote reactor as the client published it: after a snapshot, a patch,
 /// a resume or a pulse.

@@ -1,4 +1,4 @@
-import JSON
+import ReactorHubJSON
 
 /// Reads the `exp` claim of a JWT without verifying it (the server verifies), so the
 /// client knows when to fetch a fresh one. `nil` for anything that is not a compact JWS

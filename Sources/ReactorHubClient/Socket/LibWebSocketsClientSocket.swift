@@ -1,7 +1,7 @@
 #if os(Linux)
-import Locking
-public import Logging
-import Transport
+import ReactorHubLocking
+public import ReactorHubLogging
+import ReactorHubWebSocketServer
 
 /// The client socket on Linux: libwebsockets' client API through `Transport`'s
 /// `WebSocketClient` (one lws context and service thread, started at the first connect,

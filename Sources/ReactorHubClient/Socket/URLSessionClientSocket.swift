@@ -1,6 +1,6 @@
 #if canImport(Darwin)
 import Foundation
-import Locking
+import ReactorHubLocking
 
 /// The client socket on Apple platforms: `URLSessionWebSocketTask`. Compiled only where
 /// Darwin is (macOS, iOS); Linux uses `LibWebSocketsClientSocket`.

@@ -1,5 +1,5 @@
-import JSON
-import Locking
+import ReactorHubJSON
+import ReactorHubLocking
 
 /// Where the engine publishes a remote reactor's revisions and pulses, and where the
 /// reactor's handles read them from any thread: the latest revision (for `currentState`),

@@ -1,4 +1,4 @@
-import Locking
+import ReactorHubLocking
 
 /// The buffer between a reactor's publisher and one reader of its states: it keeps at
 /// most `capacity` revisions, dropping the oldest, so a reader that never reads costs one

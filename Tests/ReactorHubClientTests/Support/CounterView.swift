@@ -1,6 +1,6 @@
-import Locking
+import ReactorHubLocking
 import Reactor
-import Reactors
+import ReactorHubKinds
 
 /// The seed's `ViewController.bind(reactor:)` (seed 004) without UIKit: the same three
 /// bindings, each writing into what a test can read back.

@@ -1,5 +1,5 @@
-import JSON
-import Locking
+import ReactorHubJSON
+import ReactorHubLocking
 import ReactorHubClient
 
 struct TestTimeout: Error, CustomStringConvertible {

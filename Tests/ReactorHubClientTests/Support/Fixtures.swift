@@ -1,6 +1,6 @@
 import Foundation
-import JSON
-import Logging
+import ReactorHubJSON
+import ReactorHubLogging
 import ReactorHubClient
 
 /// Options for clients under test: quick reconnects, no jitter.

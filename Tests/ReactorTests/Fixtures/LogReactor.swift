@@ -1,4 +1,4 @@
-import Locking
+import ReactorHubLocking
 import Reactor
 /// ReactorKit's re-entrancy fixture: each action reduces an enter and an exit mutation; `.b` can
 /// be sent from inside `reduce` through `followUp`.

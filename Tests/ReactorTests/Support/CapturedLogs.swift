@@ -1,5 +1,5 @@
-import Locking
-import Logging
+import ReactorHubLocking
+import ReactorHubLogging
 import Reactor
 /// Log records captured for the whole test process, so that tests can check what was logged
 /// under a logger label of their own.

@@ -1,4 +1,4 @@
-import Locking
+import ReactorHubLocking
 import Reactor
 /// Values appended from any thread, read back in order.
 final class Recorder<Value: Sendable>: Sendable {

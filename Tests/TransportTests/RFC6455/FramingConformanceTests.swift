@@ -1,6 +1,6 @@
 import TestSupport
 import Testing
-import Transport
+import ReactorHubWebSocketServer
 
 /// The findings of the RFC 6455 probe, over real sockets: each framing violation is
 /// answered with the close code section 5 and 7 ask for, and the layer above is told

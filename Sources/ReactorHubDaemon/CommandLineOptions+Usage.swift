@@ -1,0 +1,106 @@
+import ReactorHubJSON
+
+extension CommandLineOptions {
+    /// The text of `--help`: every flag and environment variable, from `ConfigurationSchema`.
+    public static let usage: String = {
+        var help = HelpText()
+        help.line("usage: reactorhub [options]")
+        help.line("       reactorhub token --sub SUB [--read PATTERN]... [--act PATTERN]... [--ttl 1h] [--config FILE]")
+        help.line()
+        help.paragraph(
+            "Runs the ReactorHub daemon: shared ReactorKit-style reactors kept in sync with WebSocket clients at "
+                + "ws://HOST:PORT/ws, and the demo page at http://HOST:PORT/."
+        )
+        help.line()
+        help.line("options:")
+        help.option(
+            "--config FILE",
+            "the configuration file; without it, \(ConfigurationLoader.defaultConfigFile) of the working directory "
+                + "if present, else ../share/reactorhub/\(ConfigurationLoader.defaultConfigFile) next to the "
+                + "executable if present, else built-in defaults"
+        )
+        for key in ConfigurationSchema.keys {
+            guard let flag = key.flag else { continue }
+            help.option(flag.usage, "\(key.doc) (\(key.name); \(describeDefault(of: key))\(environmentNote(key)))")
+        }
+        help.option("--print-config", "print the effective configuration as JSON (secrets as \"***\") and exit")
+        help.option("--help", "print this help and exit")
+        help.option("--version", "print the version and exit")
+        help.line()
+        help.line("environment:")
+        for key in ConfigurationSchema.keys {
+            guard let variable = key.environment else { continue }
+            let section = key.section.map { "; brings in the \($0) section" } ?? ""
+            let what = key.flag.map { "as \($0.name)" } ?? key.doc
+            help.option(variable, "\(key.name), \(what)\(section)")
+        }
+        help.line()
+        help.line("token: prints a token signed with the configuration's auth.hs256Secret")
+        help.option("--sub SUB", "the token's user (its sub claim), 1 to 128 characters")
+        help.option("--read PATTERN", "a reactor pattern it may join, e.g. doc/* (repeatable)")
+        help.option("--act PATTERN", "a reactor pattern it may act on (repeatable)")
+        help.option("--ttl DURATION", "how long it is valid: 90s, 15m, 1h (the default) or 7d")
+        help.option("--config FILE", "the configuration that holds the secret, found as above")
+        help.line()
+        help.paragraph(
+            "Precedence: built-in defaults < config file < environment < flags. Relative paths in a config "
+                + "file are taken from the folder that holds it; from the environment and flags, from the working "
+                + "directory. Every key, its default and what it accepts: README.md \"Running it\"."
+        )
+        help.paragraph(
+            "The daemon prints \"listening on http://HOST:PORT\" once it accepts connections. SIGINT or SIGTERM "
+                + "shut it down gracefully (clients are closed with 1001)."
+        )
+        return help.text
+    }()
+
+    private static func describeDefault(of key: ConfigurationSchema.Key) -> String {
+        "default " + ConfigurationReference.compact(ConfigurationSchema.defaultValue(of: key))
+    }
+
+    private static func environmentNote(_ key: ConfigurationSchema.Key) -> String {
+        key.environment.map { "; env \($0)" } ?? ""
+    }
+}
+
+/// Text wrapped at 88 columns, options in two columns.
+private struct HelpText {
+    static let width = 88
+    static let column = 31
+    var text = ""
+
+    mutating func line(_ line: String = "") {
+        text += line + "\n"
+    }
+
+    mutating func paragraph(_ words: String) {
+        for line in Self.wrap(words, width: Self.width) { self.line(line) }
+    }
+
+    mutating func option(_ name: String, _ doc: String) {
+        let lines = Self.wrap(doc, width: Self.width - Self.column)
+        let head = "  " + name
+        let pad = String(repeating: " ", count: Self.column)
+        if head.count < Self.column - 1 {
+            line(head + String(repeating: " ", count: Self.column - head.count) + (lines.first ?? ""))
+            for rest in lines.dropFirst() { line(pad + rest) }
+        } else {
+            line(head)
+            for rest in lines { line(pad + rest) }
+        }
+    }
+
+    static func wrap(_ words: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var current = ""
+        for word in words.split(separator: " ") {
+            if !current.isEmpty, current.count + 1 + word.count > width {
+                lines.append(current)
+                current = ""
+            }
+            current += current.isEmpty ? String(word) : " " + word
+        }
+        if !current.isEmpty { lines.append(current) }
+        return lines
+    }
+}

@@ -1,0 +1,11 @@
+import ReactorHubMetrics
+
+/// What the cluster counts (`GET /metrics` when clustered).
+final class ClusterMetrics: Sendable {
+    /// Actions sent to the owner's inbox on another node.
+    let forwarded = Counter()
+    /// Times this node took an instance's lease and started applying its actions.
+    let ownerships = Counter()
+    /// Senders answered `overloaded` because no reply came in time.
+    let replyTimeouts = Counter()
+}

@@ -1,0 +1,312 @@
+public import ReactorHubRedis
+public import ReactorHubLifecycle
+public import ReactorHubLogging
+import ReactorHubJSON
+import ReactorHubLocking
+public import ReactorHubMetrics
+import Synchronization
+import ReactorHubWebSocketServer
+
+/// This daemon as one node of a cluster (shared/CLUSTER.md): its Redis links, its
+/// heartbeat and leases, its inbox, and the clustered instances it holds (`ReplicaInstance`).
+///
+/// The hub calls it at three hooks: an instance is made here instead of in memory
+/// (`makeInstance`, off the service thread), the drain hands the leases over
+/// (`handOver`), and `hello` names the node. Everything that waits on Redis runs on the
+/// Redis clients' threads and in tasks, never on the libwebsockets service thread.
+///
+/// Long-running: `start()` before the hub serves, then `run()` under the service group.
+public final class ClusterNode: Service, Sendable {
+    /// This node's id, key prefix, lease and history lengths.
+    public let options: ClusterOptions
+    let logger: Logger
+    let client: RedisClient
+    let subscriber: RedisSubscriber
+    let store: InstanceStore
+    let leases: InstanceLeases
+    let registry: NodeRegistry
+    let inbox: NodeInbox
+    let presence: PresenceStore
+    let heartbeat: ClusterHeartbeat
+    let metrics = ClusterMetrics()
+    private let inboxReader: InboxReader
+    private let relay: Relay
+    private let replicas = Locked<[String: any ClusterReplica]>([:])
+    private let pending = Locked(PendingReplies())
+    private let delivery = Locked<Delivery?>(nil)
+    private let stopping = Latch()
+    private let draining = Atomic<Bool>(false)
+    /// The inbox reader's loop, started with the links and ended by `run()`'s shutdown.
+    private let reading = Locked<Task<Void, Never>?>(nil)
+
+    /// Passes the subscriber's, the inbox's and the heartbeat's events to the node, which
+    /// exists only after they do.
+    private final class Relay: Sendable {
+        let node = Locked<ClusterNode?>(nil)
+    }
+
+    /// A node `options.nodeID` on the Redis server of `redis`; nothing connects before `start()`.
+    public init(options: ClusterOptions, redis: RedisConfiguration, logger: Logger) {
+        var logger = logger
+        logger[metadataKey: "node"] = options.nodeID
+        self.options = options
+        self.logger = logger
+        let relay = Relay()
+        self.relay = relay
+        client = RedisClient(configuration: redis, logger: logger)
+        var subscription = redis
+        subscription.name = "redis-subscriber"
+        subscriber = RedisSubscriber(configuration: subscription, logger: logger) { event in
+            relay.node.withLock { $0 }?.handle(event)
+        }
+        store = InstanceStore(client: client, options: options, logger: logger)
+        leases = InstanceLeases(client: client, options: options, logger: logger)
+        registry = NodeRegistry(client: client, options: options, logger: logger)
+        inbox = NodeInbox(client: client, options: options)
+        presence = PresenceStore(client: client, options: options, registry: registry)
+        heartbeat = ClusterHeartbeat(registry: registry, leases: leases, options: options, logger: logger) { lease in
+            relay.node.withLock { $0 }?.leaseLost(lease)
+        }
+        inboxReader = InboxReader(configuration: redis, options: options, logger: logger) { entries in
+            await relay.node.withLock { $0 }?.received(entries)
+        }
+        relay.node.withLock { $0 = self }
+    }
+
+    /// This node's id (`hello.node`).
+    public var id: String { options.nodeID }
+
+    /// The session name of a connection of this node (`hello.session`, presence keys):
+    /// `NODE:cN`, unique across the nodes, where one daemon says `cN`.
+    func session(_ id: ConnectionID) -> String {
+        "\(options.nodeID):\(id)"
+    }
+
+    /// How long a sender waits for the owner's reply before it is answered `overloaded`.
+    /// (A reply lost with a failed owner is noticed sooner: when another node holds the lease.)
+    var replyTimeout: Duration { max(options.lease + .seconds(5), .seconds(10)) }
+
+    /// Connects to Redis (the client and the subscriber reconnect by themselves) and starts
+    /// reading this node's inbox, so that the node is ready before it serves; `run()` ends
+    /// them.
+    public func start() {
+        client.start()
+        subscriber.start()
+        let reader = inboxReader
+        reading.withLock { $0 = Task { await reader.run() } }
+    }
+
+    /// Waits until both Redis links are up, at most `timeout`; false when they are not.
+    public func waitUntilConnected(timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while unavailableReason != nil {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
+
+    /// Why the node cannot serve now (`/readyz`), or nil.
+    public var unavailableReason: String? {
+        client.isConnected && subscriber.isConnected && inboxReader.isReading ? nil : "cluster link down"
+    }
+
+    func attach(_ delivery: Delivery) {
+        self.delivery.withLock { $0 = delivery }
+    }
+
+    // MARK: Service
+
+    public var name: String { "cluster" }
+
+    public func run() async throws {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.heartbeat.run() }
+            group.addTask { await self.sweepLoop() }
+            await stopping.wait()
+            group.cancelAll()
+        }
+        await handOver()
+        if let reading = reading.withLock({ $0 }) {
+            reading.cancel()
+            await reading.value
+        }
+        do {
+            try await registry.deregister()
+        } catch {
+            logger.info("node not deregistered", metadata: ["error": error.message])
+        }
+        await subscriber.shutdown()
+        await client.shutdown()
+    }
+
+    public func triggerGracefulShutdown() {
+        stopping.open()
+    }
+
+    /// Commits what each owned instance has queued, writes its snapshot and releases its
+    /// lease, so that another node takes it at once (SIGTERM). Forwarded actions are
+    /// answered `overloaded` from now on.
+    public func handOver() async {
+        draining.store(true, ordering: .relaxed)
+        let owned = replicas.withLock { Array($0.values) }.filter(\.isOwned)
+        await withTaskGroup(of: Void.self) { group in
+            for replica in owned {
+                group.addTask { await replica.handOver() }
+            }
+        }
+    }
+
+    private func sweepLoop() async {
+        while !Task.isCancelled {
+            for replica in replicas.withLock({ Array($0.values) }) {
+                await replica.sweep()
+            }
+            expireReplies()
+            try? await Task.sleep(for: options.renewInterval)
+        }
+    }
+
+    // MARK: Instances
+
+    /// Makes and starts the clustered instance of `address` (replaces the in-memory one).
+    func makeInstance(_ kind: ReactorKind, _ address: ReactorAddress, _ context: ReactorKind.InstanceContext) async
+        -> Result<any HubInstance, ProtocolError>
+    {
+        let replica = kind.makeReplica(address, context, self)
+        do {
+            try await replica.start()
+            return .success(replica)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    func register(_ replica: any ClusterReplica) {
+        replicas.withLock { $0[replica.addressText] = replica }
+    }
+
+    func unregister(_ replica: any ClusterReplica) {
+        replicas.withLock { replicas in
+            if replicas[replica.addressText] === replica { replicas[replica.addressText] = nil }
+        }
+    }
+
+    func release(_ lease: Lease) async {
+        heartbeat.drop(lease)
+        do {
+            try await leases.release(lease)
+        } catch {
+            logger.info("lease not released (it lapses by itself)", metadata: ["reactor": lease.address, "error": error.message])
+        }
+    }
+
+    private func leaseLost(_ lease: Lease) {
+        replicas.withLock { $0[lease.address] }?.leaseLost(lease)
+    }
+
+    // MARK: Redis events
+
+    private func handle(_ event: RedisSubscriber.Event) {
+        switch event {
+        case .message(let channel, let payload):
+            guard let open = channel.firstIndex(of: "{"), let close = channel.lastIndex(of: "}"), open < close else { return }
+            let address = String(channel[channel.index(after: open)..<close])
+            guard let replica = replicas.withLock({ $0[address] }) else { return }
+            if PresenceStore.Notice.isNotice(payload) {
+                if let notice = PresenceStore.Notice(payload) { replica.presenceNotice(notice) }
+                return
+            }
+            do {
+                replica.received(try LogEntry(channelMessage: payload))
+            } catch {
+                logger.warning("unreadable channel message", metadata: ["reactor": address, "error": error.message])
+            }
+        case .resubscribed:
+            logger.info("pub/sub link back; replicas repair from the stream")
+            for replica in replicas.withLock({ Array($0.values) }) {
+                replica.linkRecovered()
+            }
+        case .linkDown(let error):
+            logger.warning("pub/sub link down", metadata: ["error": error.message])
+        case .patternMessage:
+            break
+        }
+    }
+
+    private func received(_ entries: [InboxEntry]) async {
+        for entry in entries {
+            switch InboxMessage(bytes: entry.payload) {
+            case .actions(let actions)?:
+                let replica = draining.load(ordering: .relaxed) ? nil : replicas.withLock { $0[entry.instance] }
+                for action in actions where !(replica?.accept(action) ?? false) {
+                    answer(action.replyTo, ServerMessage.error(
+                        ProtocolError(.overloaded, "\(entry.instance) has no owner yet (ownership is moving); retry"), ref: action.ref
+                    ).withBytes { Array($0) }, bounced: entry.instance)
+                }
+            case .reply(let to, let reply, let bounced)?:
+                if let bounced { replicas.withLock { $0[bounced] }?.forgetHolder() }
+                deliverReply(to.token, reply)
+            case nil:
+                logger.warning("unreadable inbox entry", metadata: ["from": entry.from])
+            }
+        }
+    }
+
+    // MARK: Replies
+
+    /// Keeps a sender until its reply comes; returns its token.
+    func expectReply(_ entry: PendingReplies.Entry) -> UInt64 {
+        pending.withLock { $0.add(entry) }
+    }
+
+    /// Takes the sender of `token` (its reply is being delivered).
+    func takeReply(_ token: UInt64) -> PendingReplies.Entry? {
+        pending.withLock { $0.take(token) }
+    }
+
+    /// Sends `reply` to the sender `to`: here, or through its node's inbox.
+    /// `bounced`: the instance this node refused the action for, not owning it.
+    func answer(_ to: ReplyAddress, _ reply: [UInt8], bounced: String? = nil) {
+        if to.node == id { return deliverReply(to.token, reply) }
+        Task {
+            _ = try? await inbox.post(to: to.node, instance: "", payload: InboxMessage(replyTo: to, reply: reply, bounced: bounced).bytes)
+        }
+    }
+
+    private func deliverReply(_ token: UInt64, _ reply: [UInt8]) {
+        guard let sender = takeReply(token), let delivery = delivery.withLock({ $0 }) else { return }
+        delivery.send(.reply(OutboundMessage(reply)), to: sender.output)
+    }
+
+    /// Notes that the action of `token` went to `owner`'s inbox.
+    func posted(_ token: UInt64, to owner: String) {
+        pending.withLock { $0.posted(token, to: owner) }
+    }
+
+    private func expireReplies() {
+        var owners: [String: String] = [:]
+        for replica in replicas.withLock({ Array($0.values) }) {
+            if let holder = replica.knownHolder { owners[replica.addressText] = holder }
+        }
+        let late = pending.withLock { $0.expire(now: .now, owners: owners) }
+        guard !late.isEmpty, let delivery = delivery.withLock({ $0 }) else { return }
+        for sender in late {
+            metrics.replyTimeouts.increment()
+            let error = ProtocolError(.overloaded, "no reply from the owner of \(sender.address) in time (it may be failing over); retry with the same action id")
+            delivery.send(.reply(ServerMessage.error(error, ref: sender.ref)), to: sender.output)
+        }
+    }
+
+    // MARK: Metrics
+
+    /// The cluster's families for `GET /metrics`.
+    public func render(into out: inout Exposition) {
+        let owned = replicas.withLock { Array($0.values) }.filter(\.isOwned).count
+        out.gauge("reactorhub_cluster_owned_instances", help: "Instances whose lease this node holds.", Double(owned))
+        out.counter("reactorhub_cluster_forwarded_actions_total", help: "Actions forwarded to the owner on another node.", metrics.forwarded)
+        out.counter("reactorhub_cluster_ownerships_total", help: "Instances this node took ownership of.", metrics.ownerships)
+        out.counter("reactorhub_cluster_reply_timeouts_total", help: "Senders answered overloaded for want of the owner's reply.", metrics.replyTimeouts)
+        out.gauge("reactorhub_cluster_redis_up", help: "1 while the links to Redis are up.", unavailableReason == nil ? 1 : 0)
+    }
+}

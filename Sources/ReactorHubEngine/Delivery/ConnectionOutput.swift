@@ -1,0 +1,89 @@
+import ReactorHubLocking
+import ReactorHubWebSocketServer
+
+/// One connection's outbox, shared by whoever sends to it (instances on their serial
+/// contexts, the hub on the service thread) and the transport that pulls from it.
+final class ConnectionOutput: Sendable {
+    let id: ConnectionID
+    private let outbox: Locked<Outbox>
+
+    init(id: ConnectionID, limits: DeliveryLimits) {
+        self.id = id
+        self.outbox = Locked(Outbox(limits: limits))
+    }
+
+    /// What appending did, for the one who appended: wake the transport, log a shed,
+    /// close an overloaded connection.
+    struct Report: Equatable {
+        /// The outbox had nothing waiting before: the transport must be told.
+        var wake = false
+        /// Patches and pulses shed, and the streams that started lagging.
+        var shedMessages = 0
+        var laggingStreams: [StreamID] = []
+        /// Close with 1013.
+        var overloaded = false
+
+        mutating func add(_ outcome: Outbox.AppendOutcome) {
+            switch outcome {
+            case .queued(let wasEmpty): wake = wake || wasEmpty
+            case .dropped: break
+            case .shed(let count, let streams):
+                shedMessages += count
+                laggingStreams += streams
+            case .overloaded: overloaded = true
+            }
+        }
+    }
+
+    /// The connection closed, or is closing (overloaded): nothing more reaches it.
+    var isClosed: Bool {
+        outbox.withLock { $0.isClosed }
+    }
+
+    func append(_ entry: Outgoing, pressure: Bool = false) -> Report {
+        var report = Report()
+        report.add(outbox.withLock { $0.append(entry, pressure: pressure) })
+        return report
+    }
+
+    func append(_ entries: [Outgoing], pressure: Bool = false) -> Report {
+        outbox.withLock { outbox in
+            var report = Report()
+            for entry in entries {
+                report.add(outbox.append(entry, pressure: pressure))
+            }
+            return report
+        }
+    }
+
+    func next() -> OutboundMessage? {
+        outbox.withLock { $0.next() }
+    }
+
+    func choke() -> Report {
+        var report = Report()
+        if let outcome = outbox.withLock({ $0.choke() }) {
+            report.add(outcome)
+        }
+        return report
+    }
+
+    func takeResyncRequest() -> [StreamID] {
+        outbox.withLock { $0.takeResyncRequest() }
+    }
+
+    /// Drops what waits and takes nothing more.
+    func close() {
+        outbox.withLock { $0.close() }
+    }
+
+    /// Payload bytes waiting.
+    var queuedBytes: Int {
+        outbox.withLock { $0.bytes }
+    }
+
+    /// What was handed to the socket so far.
+    var written: WrittenCounts {
+        outbox.withLock { $0.written }
+    }
+}

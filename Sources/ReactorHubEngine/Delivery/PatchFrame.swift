@@ -1,0 +1,76 @@
+import ReactorHubJSON
+import ReactorHubWebSocketServer
+
+/// A `patch` message as it is sent, with what merging needs to know about it: its
+/// versions and where its operations are in the bytes (no copy of them is kept).
+struct PatchFrame: Sendable {
+    /// The encoded message.
+    let message: OutboundMessage
+    /// The version the patch leads to.
+    let version: Int
+    /// The version it applies to (`version - 1` unless it spans several).
+    let base: Int
+    /// The instance's address, shared by all its frames.
+    let address: String
+    /// Where the operations array starts in `message`; it ends one byte before the end.
+    private let operationsStart: Int
+
+    /// Writes `{"type":"patch","reactor":…,"version":…[,"base":…],"patch":OPERATIONS}`.
+    init(address: String, version: Int, base: Int, operations: some Collection<UInt8>) {
+        var writer = JSONWriter()
+        writer.bytes.reserveCapacity(operations.count + address.utf8.count + 64)
+        writer.writeRaw(#"{"type":"patch","reactor":"#)
+        writer.writeString(address)
+        writer.writeRaw(#","version":"#)
+        writer.writeInt(version)
+        if base != version - 1 {
+            writer.writeRaw(#","base":"#)
+            writer.writeInt(base)
+        }
+        writer.writeRaw(#","patch":"#)
+        let start = writer.bytes.count
+        writer.bytes.append(contentsOf: operations)
+        writer.writeByte(UInt8(ascii: "}"))
+        self.message = OutboundMessage(writer.bytes)
+        self.version = version
+        self.base = base
+        self.address = address
+        self.operationsStart = start
+    }
+
+    /// The operations, as a JSON array.
+    func withOperations<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        message.withBytes { bytes in
+            body(UnsafeRawBufferPointer(rebasing: bytes[operationsStart..<(bytes.count - 1)]))
+        }
+    }
+
+    /// Size of the operations array in bytes.
+    var operationsCount: Int { message.count - 1 - operationsStart }
+
+    /// Whether `next` (of the same instance) continues this frame.
+    func isFollowed(by next: PatchFrame) -> Bool {
+        next.base == version
+    }
+
+    /// One frame spanning `frames` (consecutive, of one instance): `[a,b]`, `[c]` →
+    /// `[a,b,c]`, so that applying it applies each in turn.
+    static func merge(_ frames: some Collection<PatchFrame>) -> PatchFrame {
+        precondition(!frames.isEmpty)
+        if frames.count == 1 { return frames.first! }
+        var joined: [UInt8] = [UInt8(ascii: "[")]
+        joined.reserveCapacity(frames.reduce(2) { $0 + $1.operationsCount })
+        for frame in frames {
+            frame.withOperations { operations in
+                let inner = operations.dropFirst().dropLast()
+                guard !inner.isEmpty else { return }
+                if joined.count > 1 { joined.append(UInt8(ascii: ",")) }
+                joined.append(contentsOf: inner)
+            }
+        }
+        joined.append(UInt8(ascii: "]"))
+        let first = frames.first!
+        let last = frames.reversed().first!
+        return PatchFrame(address: first.address, version: last.version, base: first.base, operations: joined)
+    }
+}

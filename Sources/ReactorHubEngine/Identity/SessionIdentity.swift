@@ -1,0 +1,39 @@
+import ReactorHubAuth
+import Foundation
+
+/// Who a session is, and what it may do (PROTOCOL.md "Identity and rights").
+enum SessionIdentity: Sendable {
+    /// No `auth` section: every reactor, every action.
+    case open
+    /// `auth.required` and no valid token yet: only `auth` and `ping` are served.
+    case awaiting
+    /// `auth.required` false and no token: the anonymous rights.
+    case anonymous(Rights)
+    /// A verified token.
+    case user(VerifiedToken)
+
+    /// The user for `hello` and `authed`: the token's `sub`, nil otherwise.
+    var user: String? {
+        if case .user(let token) = self { return token.subject }
+        return nil
+    }
+
+    var isAuthenticated: Bool {
+        if case .awaiting = self { return false }
+        return true
+    }
+
+    /// Nil when `right` on `address` is allowed, else the `forbidden` sentence.
+    func refusal(_ right: Right, _ address: ReactorAddress) -> String? {
+        switch self {
+        case .open:
+            return nil
+        case .awaiting:
+            return "authenticate first"
+        case .anonymous(let rights):
+            return rights.forbiddenMessage(right, kind: address.kind, id: address.id)
+        case .user(let token):
+            return token.rights.forbiddenMessage(right, kind: address.kind, id: address.id)
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import ReactorHubJSON
+import ReactorHubWebSocketServer
+
+/// One shared reactor instance as the hub sees it, whatever its reactor type.
+protocol HubInstance: AnyObject, Sendable {
+    /// The instance's address, `KIND/ID`.
+    var address: ReactorAddress { get }
+    /// The tag of the instance's updates in the delivery policy.
+    var stream: StreamID { get }
+    /// Connections currently joined.
+    var subscriberCount: Int { get }
+
+    /// Subscribes `output` and answers with a snapshot, or with `resumed` and the missed
+    /// patches when `since` can be served from history. Atomic with respect to patches.
+    func join(_ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?)
+    /// Unsubscribes `id`; returns whether it was subscribed.
+    @discardableResult
+    func leave(_ id: ConnectionID) -> Bool
+    /// Decodes and dispatches an action from `output`. Decoding errors are returned at
+    /// once; otherwise the ack or the refusal is sent from the reactor's serial context.
+    /// An action with an `id` already answered gets that reply again, as a duplicate.
+    func dispatch(
+        _ action: JSONValue, from output: ConnectionOutput, id: String?, ref: Ref?, receivedAt: ContinuousClock.Instant
+    ) -> ProtocolError?
+    /// Sets (nil: clears) the presence of `output` (PROTOCOL.md "Presence"); acks with `ref`.
+    func setPresence(_ output: ConnectionOutput, user: String?, state: [UInt8]?, ref: Ref?)
+    /// Sends a fresh snapshot to `id` if it is still subscribed (after its lag).
+    func resync(_ id: ConnectionID)
+    /// Waits until no action is queued and no effect is running.
+    func waitUntilIdle() async
+    /// No effect running and nothing waiting for durability: safe to evict.
+    var isIdle: Bool { get }
+    /// Epoch, version, state and recent patches, as published (admin API).
+    func inspect(history: Int) -> InstanceInspection
+    /// Detaches every subscriber and returns them, and publishes nothing from now on (the
+    /// instance is replaced: its effects still running must not reach the store).
+    func retire() -> [ConnectionOutput]
+    /// Subscribes the connections of the instance this one replaced (a reset) and sends
+    /// each a snapshot, counted as `reset` rather than as a join.
+    func adopt(_ outputs: [ConnectionOutput])
+    /// The hub dropped the instance from memory (idle eviction): release what it holds
+    /// outside the process (a cluster lease, a subscription).
+    func evicted()
+}
+
+extension HubInstance {
+    func evicted() {}
+}
+
+/// What the admin API shows of an instance.
+struct InstanceInspection: Sendable {
+    var epoch: String
+    var version: Int
+    var subscribers: [ConnectionOutput]
+    var state: JSONValue
+    var history: [PatchFrame]
+}

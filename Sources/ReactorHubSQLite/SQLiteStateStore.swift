@@ -1,0 +1,185 @@
+import Foundation
+public import ReactorHubEngine
+import ReactorHubJSON
+public import ReactorHubLogging
+import ReactorHubLocking
+public import ReactorHubLifecycle
+public import ReactorHubMetrics
+
+/// Keeps every instance's state, version, epoch and recent patches in an SQLite database
+/// (WAL mode), so that a restart is invisible to clients.
+///
+/// Writes stay off the hot path: `record` only updates an in-memory pending batch; a
+/// writer thread commits the batch in one transaction every `flushInterval` (or sooner
+/// once `flushChanges` changes are pending, or when someone waits for durability). A
+/// crash loses at most the changes of the last `flushInterval`, and never half a batch;
+/// `flush()` (called at shutdown) loses nothing.
+///
+/// Safety of `@unchecked Sendable`: the writer connection is used only by the writer
+/// thread (and by `open` before that thread starts); the reader connection only under
+/// `reader`'s lock; the pending batch only under `pending`'s lock.
+public final class SQLiteStateStore: StateStore, @unchecked Sendable {
+    /// How the store writes.
+    public struct Options: Sendable, Equatable {
+        /// The database file; its folder is created when missing.
+        public var path: String
+        /// The longest a change waits before it is committed (the crash-loss window).
+        public var flushInterval: Duration = .milliseconds(200)
+        /// A batch is committed early once this many changes are pending.
+        public var flushChanges = 1000
+        /// `synchronous=FULL` (each commit survives a power loss) instead of `NORMAL`
+        /// (each commit survives a crash of the process). Used with durable acks.
+        public var fullSync = false
+
+        public init(path: String) {
+            self.path = path
+        }
+    }
+
+    let options: Options
+    let logger: Logger
+    let writer: SQLiteConnection
+    let statements: SQLiteSchema.WriteStatements
+    /// This run and which rows may continue their epoch.
+    let runs: StoreRuns
+    private let reader: Locked<SQLiteReader>
+    let pending = PendingBatches()
+    /// How long each commit took.
+    let commits = Histogram.latency()
+    /// Set while commits fail (the writer retries every second).
+    let failing = Locked(false)
+    /// Opens when the writer thread has ended (after its last commit and the marker).
+    private let writerEnded = Latch()
+    private let started = Locked(false)
+
+    private init(options: Options, writer: SQLiteConnection, runs: StoreRuns, logger: Logger) throws(PersistenceError) {
+        self.options = options
+        self.writer = writer
+        self.runs = runs
+        self.reader = Locked(try SQLiteReader(path: options.path, trustedFromRun: runs.trustedFrom))
+        self.logger = logger
+        self.statements = try SQLiteSchema.WriteStatements(writer)
+    }
+
+    /// Opens (or creates) the database at `options.path`, checks that it is a ReactorHub
+    /// database it can write, and prepares it. Nothing is written to a file that is not
+    /// a ReactorHub database, or that is corrupt.
+    public static func open(_ options: Options, logger: Logger) throws(PersistenceError) -> SQLiteStateStore {
+        let folder = (options.path as NSString).deletingLastPathComponent
+        if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw PersistenceError("\(options.path): cannot create the folder '\(folder)' (\(error.localizedDescription))")
+            }
+        }
+        let writer = try SQLiteConnection(path: options.path)
+        let runs = try SQLiteSchema.prepare(writer, fullSync: options.fullSync)
+        let store = try SQLiteStateStore(options: options, writer: writer, runs: runs, logger: logger)
+        logger.info(
+            "state store opened",
+            metadata: ["path": options.path, "flushMs": String(options.flushInterval.milliseconds), "run": String(runs.current)]
+        )
+        if runs.trustedFrom == runs.current && runs.current > 1 {
+            logger.info(
+                "the previous run did not stop cleanly and its acks were not durable: stored instances continue under new epochs (clients get snapshots)",
+                metadata: ["path": options.path]
+            )
+        }
+        return store
+    }
+
+    /// Starts the writer thread, once; `run()` does it too.
+    public func start() {
+        let first = started.withLock { started in
+            defer { started = true }
+            return !started
+        }
+        guard first else { return }
+        let thread = Thread { [self] in
+            writerLoop()
+        }
+        thread.name = "reactorhub-sqlite"
+        thread.start()
+    }
+
+    // MARK: StateStore
+
+    public func load(_ address: ReactorAddress) throws -> StoredInstance? {
+        let stored = try reader.withLock { reader in
+            try reader.load(address)
+        }
+        // The overlay also records the version found on disk as durable.
+        return pending.overlay(address, on: stored)
+    }
+
+    public func record(_ change: StoredChange) {
+        if pending.add(change, flushChanges: options.flushChanges) {
+            pending.wake()
+        }
+    }
+
+    public func whenDurable(_ address: ReactorAddress, version: Int, _ body: @escaping @Sendable () -> Void) {
+        if pending.addWaiter(address, version: version, body) {
+            body()
+        } else {
+            pending.wake()
+        }
+    }
+
+    public func setAside(_ address: ReactorAddress, reason: String) {
+        pending.setAside(address, reason: reason)
+        pending.wake()
+    }
+
+    public var pendingChanges: Int { pending.pendingCount }
+    public var flushDurations: Histogram? { commits }
+    public var unavailableReason: String? {
+        failing.withLock { $0 } ? "the state store cannot commit (\(options.path); see the log)" : nil
+    }
+
+    public func flush() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            if pending.addFlushWaiter({ continuation.resume() }) {
+                continuation.resume()
+            } else {
+                pending.wake()
+            }
+        }
+    }
+
+    /// Commits what is pending, stops the writer thread and marks the stop clean (see
+    /// `StoreRuns`). Call once nothing more can reach clients (the server has stopped).
+    public func close() async {
+        start()
+        pending.stop()
+        await writerEnded.wait()
+    }
+
+    /// Called by the writer thread as it ends.
+    func writerStopped() {
+        writerEnded.open()
+    }
+}
+
+/// The store's writer as a service: it commits until asked to stop, then commits what
+/// is pending, marks the stop clean and returns. It is stopped last, after the hub and
+/// the server, so that everything they published is in it.
+extension SQLiteStateStore: Service {
+    public var name: String { "sqlite" }
+
+    public func run() async throws {
+        start()
+        await writerEnded.wait()
+    }
+
+    public func triggerGracefulShutdown() {
+        pending.stop()
+    }
+}
+
+extension Duration {
+    var milliseconds: Int {
+        Int(components.seconds) * 1000 + Int(components.attoseconds / 1_000_000_000_000_000)
+    }
+}

@@ -1,0 +1,269 @@
+internal import CLibWebSockets
+import Foundation
+import ReactorHubLocking
+import ReactorHubLogging
+import Synchronization
+
+/// Owns a client's libwebsockets context, its service thread and its connections.
+///
+/// Safety of `@unchecked Sendable`: the stored properties marked "service thread" are
+/// touched only by the lws service thread (inside `lws_service` callbacks and the loop
+/// itself) and, before that thread starts, by the thread that creates the core. What other
+/// threads touch is a `let`, an `Atomic`, a `Latch` or a `Locked`: `inbox`, `running`,
+/// `threadEnded`, `wakeContext`, `nextNumber`.
+final class ClientCore: @unchecked Sendable {
+    let configuration: WebSocketClientConfiguration
+    let logger: Logger
+    let inbox = ClientInbox()
+    let running = Atomic<Bool>(true)
+    let nextNumber = Atomic<UInt64>(0)
+    /// Opens when the service thread has ended and released the context.
+    let threadEnded = Latch()
+    /// The context while it may be woken; nil from the moment it starts being destroyed,
+    /// so that `lws_cancel_service` is never called on a destroyed context.
+    private let wakeContext = Locked<OpaquePointer?>(nil)
+
+    // Service thread.
+    var connections: [UInt64: ClientConnection] = [:]
+    private var context: OpaquePointer?
+
+    // C memory lws keeps pointers to, allocated once for the context's life.
+    private let protocols: UnsafeMutablePointer<lws_protocols>
+    private let retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>
+    private var cStrings: [UnsafeMutablePointer<CChar>] = []
+    /// The local protocol every connection binds to (its name is also `local_protocol_name`).
+    let localProtocolName: UnsafePointer<CChar>
+
+    init(configuration: WebSocketClientConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        protocols = .allocate(capacity: 2)
+        protocols.initialize(repeating: lws_protocols(), count: 2)
+        retryPolicy = .allocate(capacity: 1)
+        retryPolicy.initialize(to: lws_retry_bo_t())
+        let name = strdup("reactorhub-client")!
+        cStrings.append(name)
+        localProtocolName = UnsafePointer(name)
+    }
+
+    deinit {
+        if let context {
+            lws_context_destroy(context)
+        }
+        protocols.deinitialize(count: 2)
+        protocols.deallocate()
+        retryPolicy.deinitialize(count: 1)
+        retryPolicy.deallocate()
+        for string in cStrings {
+            free(string)
+        }
+    }
+
+    private func cString(_ text: String) -> UnsafeMutablePointer<CChar> {
+        let pointer = strdup(text)!
+        cStrings.append(pointer)
+        return pointer
+    }
+
+    /// Creates the context (no listening socket), on the calling thread.
+    func createContext() throws(TransportError) {
+        LWSLogBridge.install(logger: logger)
+        protocols[0].name = localProtocolName
+        protocols[0].callback = reactorHubClientCallback
+        protocols[0].per_session_data_size = 0
+        protocols[0].rx_buffer_size = 65536
+
+        retryPolicy.pointee.secs_since_valid_ping = UInt16(clamping: configuration.pingIntervalSeconds)
+        retryPolicy.pointee.secs_since_valid_hangup = UInt16(clamping: configuration.pingTimeoutSeconds)
+
+        var info = lws_context_creation_info()
+        info.port = rh_lws_context_port_no_listen()
+        info.protocols = UnsafePointer(protocols)
+        info.options = rh_lws_option_ssl_global_init()
+        info.user = Unmanaged.passUnretained(self).toOpaque()
+        info.timeout_secs = UInt32(clamping: configuration.connectTimeoutSeconds)
+        info.connect_timeout_secs = UInt32(clamping: configuration.connectTimeoutSeconds)
+        // Without a CA file lws also tries a folder of its own ("../share") and logs an
+        // error when it is missing: name the system bundle instead, when there is one.
+        if let caFile = configuration.caFile ?? Self.systemCABundle {
+            info.client_ssl_ca_filepath = UnsafePointer(cString(caFile))
+        }
+        guard let created = lws_create_context(&info) else {
+            throw TransportError(.invalidConfiguration, "libwebsockets could not create a client context")
+        }
+        context = created
+        wakeContext.withLock { $0 = created }
+    }
+
+    /// The system's certificate bundle on Debian, if present.
+    static var systemCABundle: String? {
+        let path = "/etc/ssl/certs/ca-certificates.crt"
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
+
+    /// Starts the service thread.
+    func startServiceThread() {
+        let thread = Thread { [self] in
+            serviceLoop()
+        }
+        thread.name = "reactorhub-client-lws"
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    private func serviceLoop() {
+        while running.load(ordering: .acquiring), let context {
+            lws_service(context, 0)
+        }
+        // From here on posts are refused (their callers hear of it); what was posted
+        // before is answered as a shutdown.
+        for command in inbox.close() {
+            if case .connect(let id, _, let delegate, _) = command {
+                delegate.webSocketFailed(id, error: WebSocketClientError(.shutDown, "the client was shut down"))
+            }
+        }
+        if let context {
+            wakeContext.withLock { $0 = nil }
+            // Connections still open are closed by lws now; their delegates hear of it.
+            lws_context_destroy(context)
+            self.context = nil
+        }
+        for connection in connections.values {
+            connection.delegate.webSocketFailed(connection.id, error: WebSocketClientError(.shutDown, "the client was shut down"))
+        }
+        connections.removeAll()
+        threadEnded.open()
+    }
+
+    /// A new connection number (any thread).
+    func makeID() -> ClientConnectionID {
+        ClientConnectionID(rawValue: nextNumber.add(1, ordering: .relaxed).newValue)
+    }
+
+    /// Queues `command` for the service thread and wakes it when needed; false when the
+    /// client has shut down (the command will never run).
+    @discardableResult
+    func post(_ command: ClientInbox.Command) -> Bool {
+        switch inbox.post(command) {
+        case .rejected:
+            return false
+        case .queued:
+            return true
+        case .wake:
+            wakeContext.withLock { context in
+                if let context {
+                    lws_cancel_service(context)
+                }
+            }
+            return true
+        }
+    }
+
+    /// Runs the commands posted by other threads (service thread).
+    func drainInbox() {
+        for command in inbox.takeAll() {
+            switch command {
+            case .connect(let id, let request, let delegate, let addresses):
+                let connection = ClientConnection(id: id, request: request, delegate: delegate, maxMessageBytes: configuration.maxMessageBytes)
+                connection.addresses = addresses
+                connections[id.rawValue] = connection
+                startAttempt(connection)
+            case .retry(let id):
+                if let connection = connections[id.rawValue], connection.phase == .resolving {
+                    startAttempt(connection)
+                }
+            case .send(let id, let message):
+                if let connection = connections[id.rawValue], connection.pendingClose == nil {
+                    connection.outbound.append(message)
+                    if connection.phase == .open {
+                        requestWritable(connection)
+                    }
+                }
+            case .close(let id, let code, let reason):
+                if let connection = connections[id.rawValue] {
+                    close(connection, code: code, reason: reason)
+                }
+            case .stop:
+                running.store(false, ordering: .releasing)
+            }
+        }
+    }
+
+    func requestWritable(_ connection: ClientConnection) {
+        guard !connection.writableRequested, let wsi = connection.wsi else { return }
+        connection.writableRequested = true
+        lws_callback_on_writable(wsi)
+    }
+
+    /// Connects to the connection's next address; reports the failure when none is left.
+    func startAttempt(_ connection: ClientConnection) {
+        guard let context else { return }
+        guard !connection.addresses.isEmpty else {
+            finish(connection, failure: WebSocketClientError(
+                .cannotConnect,
+                "could not connect to \(connection.request.url.hostHeader): \(connection.lastFailure ?? "no address")"
+            ))
+            return
+        }
+        let address = connection.addresses.removeFirst()
+        let url = connection.request.url
+        connection.phase = .connecting
+        connection.httpStatus = nil
+        connection.subprotocol = nil
+
+        var strings: [UnsafeMutablePointer<CChar>] = []
+        defer { strings.forEach { free($0) } }
+        func temporary(_ text: String) -> UnsafePointer<CChar> {
+            let pointer = strdup(text)!
+            strings.append(pointer)
+            return UnsafePointer(pointer)
+        }
+        // lws copies these strings during the call; only the protocol table outlives it.
+        var info = lws_client_connect_info()
+        info.context = context
+        info.address = temporary(address)
+        info.port = Int32(url.port)
+        info.path = temporary(url.target)
+        info.host = temporary(url.hostHeader)
+        info.ssl_connection = rh_lws_client_ssl_flags(url.isSecure ? 1 : 0, connection.request.allowsInsecureTLS ? 1 : 0)
+        if !connection.request.subprotocols.isEmpty {
+            info.protocol = temporary(connection.request.subprotocols.joined(separator: ", "))
+        }
+        info.local_protocol_name = localProtocolName
+        info.opaque_user_data = connection.opaqueUserData
+        info.retry_and_idle_policy = UnsafePointer(retryPolicy)
+        if let wsi = lws_client_connect_via_info(&info) {
+            connection.wsi = wsi
+            return
+        }
+        // Failed at once (lws reports no CONNECTION_ERROR then): the next address, if any.
+        connection.wsi = nil
+        connection.phase = .resolving
+        connection.lastFailure = "libwebsockets refused to start the connection to \(address)"
+        post(.retry(connection.id))
+    }
+
+    /// Closes `connection` with `code`: at once when it is open (from its writable
+    /// callback), by dropping it when it is still connecting.
+    func close(_ connection: ClientConnection, code: CloseCode, reason: String) {
+        guard connection.pendingClose == nil else { return }
+        connection.pendingClose = (code, reason)
+        switch connection.phase {
+        case .open:
+            requestWritable(connection)
+        case .connecting:
+            if let wsi = connection.wsi {
+                rh_lws_kill_async(wsi)
+            }
+        case .resolving:
+            finish(connection, failure: WebSocketClientError(.cancelled, "the connection was closed before it opened"))
+        }
+    }
+
+    /// The connection never opened: forget it and tell its delegate.
+    func finish(_ connection: ClientConnection, failure: WebSocketClientError) {
+        connections[connection.id.rawValue] = nil
+        connection.wsi = nil
+        connection.delegate.webSocketFailed(connection.id, error: failure)
+    }
+}

@@ -1,0 +1,49 @@
+internal import CLibWebSockets
+import ReactorHubLogging
+
+/// The echo path (`TransportConfiguration.echoPath`): every text and binary message comes
+/// back as it was sent, on the service thread, without the layer above. It exists for
+/// diagnostics and conformance suites (Autobahn's fuzzing client needs an echo server).
+extension ServerCore {
+    /// Whether an upgrade to `path` is one to the echo path.
+    func isEchoPath(_ path: String) -> Bool {
+        configuration.echoPath.map { $0 == path } ?? false
+    }
+
+    /// Queues a whole message to be written back.
+    func echo(_ message: [UInt8], isBinary: Bool, on connection: Connection) -> Int32 {
+        connection.echo?.append(message, isBinary: isBinary)
+        if connection.echo?.isFull == true, !connection.readingPaused {
+            connection.readingPaused = true
+            lws_rx_flow_control(connection.wsi, 0)
+        }
+        requestWritable(connection)
+        return 0
+    }
+
+    /// Writes queued echoes until none waits or the socket would block.
+    func writeEchoes(_ connection: Connection) -> Int32 {
+        while true {
+            if let close = connection.closeToSend, !close.afterFlush || connection.echo?.isEmpty != false {
+                return closeNow(connection, code: close.code, reason: close.reason)
+            }
+            guard let item = connection.echo?.next() else { break }
+            let written = item.isBinary
+                ? rh_lws_write_binary(connection.wsi, item.message.payloadPointer, item.message.count)
+                : rh_lws_write_text(connection.wsi, item.message.payloadPointer, item.message.count)
+            if written < 0 {
+                logger.debug("echo write failed; closing", metadata: ["session": connection.id.description])
+                return -1
+            }
+            if lws_send_pipe_choked(connection.wsi) != 0 {
+                requestWritable(connection)
+                break
+            }
+        }
+        if connection.readingPaused, connection.echo?.isFull == false {
+            connection.readingPaused = false
+            lws_rx_flow_control(connection.wsi, 1)
+        }
+        return 0
+    }
+}

@@ -1,0 +1,181 @@
+internal import CLibWebSockets
+import Foundation
+import ReactorHubLogging
+
+/// The HTTP side of the service thread: upgrade checks, `/healthz`, the handler's HTTP
+/// endpoints, static files.
+extension ServerCore {
+    /// Decides on a WebSocket upgrade before lws performs it. Returns 0 to allow it, 1
+    /// after writing a refusal (lws then completes the HTTP transaction).
+    func confirmUpgrade(_ wsi: OpaquePointer, upgrade: String?) -> Int32 {
+        guard upgrade?.lowercased() == "websocket" else { return 0 }
+        if let refusal = handshakeRefusal(wsi) {
+            respond(wsi, HTTPResponse(status: Int(refusal.status), body: Array(refusal.body.utf8)), headers: refusal.headers)
+            return 1
+        }
+        let path = requestPath(wsi)
+        if path != configuration.webSocketPath && !isEchoPath(path) {
+            return refuseUpgrade(wsi, 404, "no WebSocket endpoint at \(path); use \(configuration.webSocketPath)")
+        }
+        if refusingConnections.load(ordering: .relaxed) {
+            return refuseUpgrade(wsi, 503, "server is shutting down")
+        }
+        if !upgrades.take() {
+            noteRefusal("over limits.upgradesPerSecond")
+            return refuseUpgrade(wsi, 503, "too many new connections per second (limits.upgradesPerSecond); retry shortly")
+        }
+        if connectionCount.load(ordering: .relaxed) >= configuration.maxConnections {
+            logger.info("refusing upgrade: connection limit reached", metadata: ["limit": String(configuration.maxConnections)])
+            return refuseUpgrade(wsi, 503, "too many connections (limit \(configuration.maxConnections)); try again later")
+        }
+        if let offered = header(wsi, rh_lws_token_protocol()) {
+            let names = offered.utf8.split(separator: UInt8(ascii: ",")).map { $0.trimmingOptionalWhitespace }
+            if !names.isEmpty && !names.contains(where: { $0.elementsEqual(configuration.subprotocol.utf8) }) {
+                return refuseUpgrade(wsi, 400, "unsupported subprotocol '\(offered)'; offer \(configuration.subprotocol) or none")
+            }
+        }
+        let origin = header(wsi, rh_lws_token_origin())
+        let policy = OriginPolicy(allowed: configuration.allowedOrigins, secure: configuration.tls != nil)
+        if let origin, !policy.allows(origin: origin, host: header(wsi, rh_lws_token_host())) {
+            originsRejected.add(1, ordering: .relaxed)
+            logger.info("refusing upgrade: origin not allowed", metadata: ["origin": origin, "peer": peerAddress(wsi)])
+            return refuseUpgrade(wsi, 403, "origin \(origin) is not allowed (security.allowedOrigins)")
+        }
+        let request = UpgradeRequest(
+            path: path, query: queryArguments(wsi), authorization: header(wsi, rh_lws_token_authorization()),
+            origin: origin, peerAddress: peerAddress(wsi)
+        )
+        if case .refuse(let status, let reason) = handler.shouldAccept(request) {
+            return refuseUpgrade(wsi, UInt32(clamping: status), reason)
+        }
+        return 0
+    }
+
+    /// Answers an upgrade with a refusal and a one-line reason.
+    private func refuseUpgrade(_ wsi: OpaquePointer, _ status: UInt32, _ reason: String) -> Int32 {
+        respond(wsi, HTTPResponse.text(Int(status), reason))
+        return 1
+    }
+
+    /// Answers a plain HTTP request. Returns what lws expects from the callback.
+    func http(_ wsi: OpaquePointer, path rawPath: String) -> Int32 {
+        let path = rawPath.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? "/"
+        let method = requestMethod(wsi)
+        if handler.handlesHTTP(path: path) {
+            return beginExchange(wsi, method: method ?? "GET", path: path)
+        }
+        let isHead = method == "HEAD"
+        guard method == "GET" || isHead else {
+            return respondAndComplete(wsi, .text(405, "only GET and HEAD are served"))
+        }
+        if path == "/healthz" {
+            if refusingConnections.load(ordering: .relaxed) {
+                return respondAndComplete(wsi, .text(503, "shutting down"), omitBody: isHead)
+            }
+            return respondAndComplete(wsi, .text(200, "ok"), omitBody: isHead)
+        }
+        if path == configuration.webSocketPath || isEchoPath(path) {
+            return respondAndComplete(
+                wsi, .text(426, "connect with a WebSocket client (subprotocol \(configuration.subprotocol))"),
+                headers: [HTTPHeader(name: "upgrade:", value: "websocket"), HTTPHeader(name: "sec-websocket-version:", value: OpeningHandshake.version)],
+                omitBody: isHead
+            )
+        }
+        guard let resolver, let file = resolver.resolve(path) else {
+            return respondAndComplete(wsi, .text(404, "not found: \(path)"), omitBody: isHead)
+        }
+        let extra = "cache-control: no-cache\r\n"
+        let result = lws_serve_http_file(wsi, file.path, file.contentType, extra, Int32(extra.utf8.count))
+        if result < 0 { return -1 }
+        if result > 0 { return lws_http_transaction_completed(wsi) != 0 ? -1 : 0 }
+        return 0
+    }
+
+    /// Writes a complete response and ends the transaction.
+    func respondAndComplete(_ wsi: OpaquePointer, _ response: HTTPResponse, headers: [HTTPHeader] = [], omitBody: Bool = false) -> Int32 {
+        guard respond(wsi, response, headers: headers, omitBody: omitBody) else { return -1 }
+        return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+    }
+
+    /// Writes status line, headers and body in one write, as lws does for its own status
+    /// pages on HTTP/1 (lws buffers what the socket does not take at once). Returns false
+    /// when the write failed.
+    @discardableResult
+    func respond(_ wsi: OpaquePointer, _ response: HTTPResponse, headers: [HTTPHeader] = [], omitBody: Bool = false) -> Bool {
+        let headroom = OutboundMessage.headroom
+        var buffer = [UInt8](repeating: 0, count: headroom + 2048 + response.body.count)
+        return buffer.withUnsafeMutableBufferPointer { storage -> Bool in
+            let start = storage.baseAddress! + headroom
+            let end = storage.baseAddress! + storage.count
+            var cursor: UnsafeMutablePointer<UInt8>? = start
+            let status = UInt32(clamping: response.status)
+            guard lws_add_http_header_status(wsi, status, &cursor, end) == 0,
+                  correctStatusLine(wsi, status: status, start: start, cursor: &cursor, end: end),
+                  addHeader(wsi, "content-type:", response.contentType, &cursor, end),
+                  addHeader(wsi, "cache-control:", "no-store", &cursor, end),
+                  headers.allSatisfy({ addHeader(wsi, $0.name, $0.value, &cursor, end) }),
+                  lws_add_http_header_content_length(wsi, lws_filepos_t(response.body.count), &cursor, end) == 0,
+                  lws_finalize_http_header(wsi, &cursor, end) == 0,
+                  var position = cursor
+            else { return false }
+            if !omitBody {
+                position.update(from: response.body, count: response.body.count)
+                position += response.body.count
+            }
+            let length = position - start
+            return rh_lws_write_http(wsi, start, length) == length
+        }
+    }
+
+    private func addHeader(
+        _ wsi: OpaquePointer,
+        _ name: String,
+        _ value: String,
+        _ cursor: inout UnsafeMutablePointer<UInt8>?,
+        _ end: UnsafeMutablePointer<UInt8>
+    ) -> Bool {
+        let valueBytes = Array(value.utf8)
+        return lws_add_http_header_by_name(wsi, name, valueBytes, Int32(valueBytes.count), &cursor, end) == 0
+    }
+
+    /// The request's path without its query string.
+    func requestPath(_ wsi: OpaquePointer) -> String {
+        let uri = header(wsi, rh_lws_token_get_uri()) ?? "/"
+        return uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? "/"
+    }
+
+    /// The request's method, from the header lws filled in.
+    func requestMethod(_ wsi: OpaquePointer) -> String? {
+        let methods: [(Int32, String)] = [
+            (rh_lws_token_get_uri(), "GET"), (rh_lws_token_post_uri(), "POST"), (rh_lws_token_head_uri(), "HEAD"),
+            (rh_lws_token_put_uri(), "PUT"), (rh_lws_token_delete_uri(), "DELETE"), (rh_lws_token_options_uri(), "OPTIONS"),
+        ]
+        return methods.first { rh_lws_hdr_total_length(wsi, $0.0) > 0 }?.1
+    }
+
+    /// The URI's arguments (lws keeps each `name=value` as a fragment, already decoded).
+    ///
+    /// The buffer is sized by lws' own count (all fragments together, so any one of them
+    /// fits): a fixed large one, zeroed and freed on every upgrade, left memory that the
+    /// connection's receive buffer then took over already resident.
+    func queryArguments(_ wsi: OpaquePointer) -> [String: String] {
+        let total = rh_lws_hdr_total_length(wsi, rh_lws_token_uri_args())
+        guard total > 0 else { return [:] }
+        var arguments: [String: String] = [:]
+        var buffer = [CChar](repeating: 0, count: Int(total) + 1)
+        var index: Int32 = 0
+        while true {
+            let copied = rh_lws_hdr_copy_fragment(wsi, &buffer, Int32(buffer.count), rh_lws_token_uri_args(), index)
+            guard copied >= 0 else { break }
+            index += 1
+            // Split at the first '=' as bytes: a token is hundreds of characters, and
+            // splitting the String would walk its grapheme clusters.
+            let text = Self.text(buffer, count: copied).utf8
+            let equals = text.firstIndex(of: UInt8(ascii: "=")) ?? text.endIndex
+            guard equals > text.startIndex else { continue }
+            let value = equals < text.endIndex ? String(Substring(text[text.index(after: equals)...])) : ""
+            arguments[String(Substring(text[..<equals]))] = value
+        }
+        return arguments
+    }
+}

@@ -1,0 +1,231 @@
+internal import CLibWebSockets
+import ReactorHubLogging
+
+/// The WebSocket side of the service thread: opening, receiving, writing, closing.
+extension ServerCore {
+    static func connection(in session: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> Connection? {
+        guard let stored = session?.pointee else { return nil }
+        return Unmanaged<Connection>.fromOpaque(stored).takeUnretainedValue()
+    }
+
+    /// Reads a close frame's payload: a big-endian status and a UTF-8 reason.
+    static func parseClosePayload(_ payload: UnsafeRawBufferPointer) -> (code: CloseCode, reason: String) {
+        guard payload.count >= 2 else { return (.noStatus, "") }
+        let code = UInt16(payload[0]) << 8 | UInt16(payload[1])
+        let reason = String(decoding: payload[2...], as: UTF8.self)
+        return (CloseCode(rawValue: code), reason)
+    }
+
+    /// A WebSocket upgrade was negotiated: register the connection and tell the handler.
+    func established(_ wsi: OpaquePointer, session: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> Int32 {
+        guard let session else { return -1 }
+        nextConnectionNumber += 1
+        let id = ConnectionID(rawValue: nextConnectionNumber)
+        let fd = lws_get_socket_fd(wsi)
+        let isEcho = isEchoPath(requestPath(wsi))
+        let connection = Connection(
+            id: id,
+            wsi: wsi,
+            fd: fd,
+            assembler: isEcho
+                ? InboundAssembler(maxMessageBytes: configuration.echoMaxMessageBytes, acceptsBinary: true)
+                : InboundAssembler(maxMessageBytes: configuration.maxMessageBytes),
+            echo: isEcho ? EchoQueue(pauseBytes: configuration.echoMaxMessageBytes) : nil
+        )
+        session.pointee = Unmanaged.passRetained(connection).toOpaque()
+        connections[id] = connection
+        connectionCount.add(1, ordering: .relaxed)
+        if ReceiveTap.isInstalled {
+            tappedSockets[fd] = .webSocket(connection)
+        }
+        if isEcho { return 0 }
+
+        let offeredProtocols = header(wsi, rh_lws_token_protocol()) ?? ""
+        let info = ConnectionInfo(
+            id: id,
+            path: header(wsi, rh_lws_token_get_uri()) ?? configuration.webSocketPath,
+            origin: header(wsi, rh_lws_token_origin()),
+            subprotocol: offeredProtocols.isEmpty ? nil : configuration.subprotocol,
+            peerAddress: peerAddress(wsi),
+            query: queryArguments(wsi),
+            authorization: header(wsi, rh_lws_token_authorization())
+        )
+        handler.connectionOpened(info)
+        return 0
+    }
+
+    /// A chunk of an inbound message arrived.
+    ///
+    /// A refused message is closed from the writable callback, as every close is, and
+    /// nothing more is read into messages once the connection is closing: lws goes on
+    /// parsing what the client sent until its close frame is out. Returning -1 here
+    /// instead made lws drop the socket without the close frame, 5 times in 6 for a message
+    /// one byte over `maxMessageBytes` with the 2 KiB receive buffer (lws' close path from
+    /// inside its parser was not taken apart further).
+    func receive(_ chunk: UnsafeRawBufferPointer, on connection: Connection) -> Int32 {
+        guard connection.pendingClose == nil, connection.sentClose == nil else { return 0 }
+        let outcome = connection.assembler.receive(
+            chunk,
+            isBinary: lws_frame_is_binary(connection.wsi) != 0,
+            isFinalFrame: lws_is_final_fragment(connection.wsi) != 0,
+            remainingInFrame: Int(clamping: lws_remaining_packet_payload(connection.wsi))
+        )
+        switch outcome {
+        case .incomplete:
+            return 0
+        case .message(let bytes):
+            if connection.echo != nil { return echo(bytes, isBinary: false, on: connection) }
+            handler.connection(connection.id, received: bytes)
+            return 0
+        case .binaryMessage(let bytes):
+            return echo(bytes, isBinary: true, on: connection)
+        case .refuse(let code, let reason):
+            logger.debug(
+                "closing connection: \(reason)",
+                metadata: ["session": connection.id.description, "code": code.description]
+            )
+            scheduleClose(connection, code: code, reason: reason, afterFlush: false)
+            return 0
+        }
+    }
+
+    /// The socket can take more: pulls and writes messages until nothing waits or the
+    /// socket would block (as lws' own mirror protocol does), then asks to be called again
+    /// if output still waits.
+    func writable(_ connection: Connection) -> Int32 {
+        connection.writableRequested = false
+        if let result = writeControlFrames(connection) { return result }
+        if connection.echo != nil { return writeEchoes(connection) }
+        // Small messages taken from the queue wait in `held` (one, written from its own
+        // buffer) or `frameBatch` (two or more, framed together) until a larger one, the
+        // end of the queue or a full batch: then one write sends them all.
+        var held: OutboundMessage?
+        defer { frameBatch.reset() }
+        while true {
+            if let close = connection.closeToSend, !close.afterFlush {
+                guard flush(connection, &held) else { return -1 }
+                return closeNow(connection, code: close.code, reason: close.reason)
+            }
+            guard let message = handler.nextOutput(for: connection.id) else {
+                guard flush(connection, &held) else { return -1 }
+                if let close = connection.closeToSend {
+                    return closeNow(connection, code: close.code, reason: close.reason)
+                }
+                return 0
+            }
+            if FrameBatch.takes(message) {
+                if held == nil && frameBatch.messages == 0 {
+                    held = message
+                    continue
+                }
+                if let first = held {
+                    frameBatch.append(first)
+                    held = nil
+                }
+                if frameBatch.fits(message) {
+                    frameBatch.append(message)
+                    continue
+                }
+                guard flush(connection, &held) else { return -1 }
+                if choked(connection) {
+                    // Taken already: it goes too, onto lws's buflist if the socket is full.
+                    guard write(connection, message) else { return -1 }
+                    return 0
+                }
+                held = message
+                continue
+            }
+            guard flush(connection, &held), write(connection, message) else { return -1 }
+            if choked(connection) { return 0 }
+        }
+    }
+
+    /// Writes what `writable` holds back: one message as it is, or the batch of several.
+    private func flush(_ connection: Connection, _ held: inout OutboundMessage?) -> Bool {
+        if let message = held {
+            held = nil
+            return write(connection, message)
+        }
+        guard frameBatch.messages > 0 else { return true }
+        defer { frameBatch.reset() }
+        if rh_lws_write_frames(connection.wsi, frameBatch.framedPointer, frameBatch.count) < 0 {
+            logger.debug("write failed; closing", metadata: ["session": connection.id.description])
+            return false
+        }
+        return true
+    }
+
+    private func write(_ connection: Connection, _ message: OutboundMessage) -> Bool {
+        if rh_lws_write_text(connection.wsi, message.payloadPointer, message.count) < 0 {
+            logger.debug("write failed; closing", metadata: ["session": connection.id.description])
+            return false
+        }
+        return true
+    }
+
+    /// Whether the socket is full (one poll, no wait); if so, asks to be called again.
+    private func choked(_ connection: Connection) -> Bool {
+        guard lws_send_pipe_choked(connection.wsi) != 0 else { return false }
+        requestWritable(connection)
+        handler.connectionChoked(connection.id)
+        return true
+    }
+
+    /// Sets the close status and tells lws to close (by returning -1 from the callback).
+    func closeNow(_ connection: Connection, code: CloseCode, reason: String) -> Int32 {
+        connection.sentClose = (code, reason)
+        var bytes = Array(reason.utf8.prefix(123))
+        rh_lws_close_reason(connection.wsi, Int32(code.rawValue), &bytes, bytes.count)
+        return -1
+    }
+
+    /// The connection is gone: release it and tell the handler.
+    func closed(session: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
+        guard let session, let stored = session.pointee else { return }
+        session.pointee = nil
+        let connection = Unmanaged<Connection>.fromOpaque(stored).takeRetainedValue()
+        connections[connection.id] = nil
+        socketClosing(connection.fd)
+        let remaining = connectionCount.subtract(1, ordering: .relaxed).newValue
+        let failure = connection.frames.failure.map { (code: $0.code, reason: $0.reason) }
+        let dropped = connection.droppedFor.map { (code: CloseCode.abnormal, reason: $0) }
+        let (code, reason) = connection.sentClose ?? failure ?? connection.peerClose ?? dropped ?? Self.droppedClose(connection.pendingClose)
+        if connection.echo == nil {
+            handler.connectionClosed(connection.id, code: code, reason: reason)
+        }
+        if remaining == 0 && refusingConnections.load(ordering: .relaxed) {
+            allClosed.open()
+        }
+    }
+
+    /// The status of a connection that ended without a close frame either way: the close
+    /// the server had decided on, when its frame found no room in time; else 1006.
+    static func droppedClose(_ pending: Connection.PendingClose?) -> (CloseCode, String) {
+        guard let pending, !pending.afterFlush else { return (.abnormal, "connection lost") }
+        return (pending.code, "\(pending.reason) (dropped: no room for the close frame)")
+    }
+
+    func header(_ wsi: OpaquePointer, _ token: Int32) -> String? {
+        let length = rh_lws_hdr_total_length(wsi, token)
+        guard length > 0 else { return nil }
+        var buffer = [CChar](repeating: 0, count: Int(length) + 1)
+        let copied = rh_lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token)
+        guard copied >= 0 else { return nil }
+        return Self.text(buffer, count: copied)
+    }
+
+    /// The first `count` bytes lws copied into `buffer`, decoded as UTF-8 (one allocation,
+    /// the string's). Decoded from a buffer of `UInt8`: a slice of raw bytes would take
+    /// the standard library's slow, generic path.
+    static func text(_ buffer: [CChar], count: Int32) -> String {
+        buffer.withUnsafeBytes { raw in
+            String(decoding: UnsafeRawBufferPointer(rebasing: raw.prefix(Int(count))).assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+        }
+    }
+
+    func peerAddress(_ wsi: OpaquePointer) -> String {
+        var buffer = [CChar](repeating: 0, count: 128)
+        guard let name = lws_get_peer_simple(wsi, &buffer, buffer.count) else { return "unknown" }
+        return String(cString: name)
+    }
+}

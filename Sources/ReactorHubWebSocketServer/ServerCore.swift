@@ -1,0 +1,295 @@
+internal import CLibWebSockets
+import Foundation
+import ReactorHubLocking
+import ReactorHubLogging
+import Synchronization
+
+/// Owns the libwebsockets context, its service thread and every connection.
+///
+/// Safety of `@unchecked Sendable`: the stored properties marked "service thread" are
+/// touched only by the lws service thread (inside `lws_service` callbacks and the loop
+/// itself) and, before that thread starts or after it ends, by the one thread that
+/// starts or joins it. Everything other threads touch is a `let`, an `Atomic` or a
+/// `Latch`: `inbox`, `connectionCount`, `refusingConnections`, `running`, `threadEnded`,
+/// `allClosed`.
+final class ServerCore: @unchecked Sendable {
+    let configuration: TransportConfiguration
+    let logger: Logger
+    let handler: any TransportHandler
+    let resolver: StaticFileResolver?
+    let inbox = ServiceInbox()
+    let keepalive: Keepalive
+    /// Where the keepalive's timer fires (serial: `serviceLoop` waits for it at the end).
+    let keepaliveQueue = DispatchQueue(label: "reactorhub.keepalive", qos: .utility)
+    let connectionCount = Atomic<Int>(0)
+    let refusingConnections = Atomic<Bool>(false)
+    let running = Atomic<Bool>(true)
+    /// Opens when the service thread has ended and released the context.
+    let threadEnded = Latch()
+    /// Opens when no connection is left once the server refuses new ones (shutdown).
+    let allClosed = Latch()
+    /// Upgrades refused for their Origin (metrics).
+    let originsRejected = Atomic<Int>(0)
+
+    // Service thread.
+    var connections: [ConnectionID: Connection] = [:]
+    /// Small messages of one writable callback, framed for one write.
+    let frameBatch = FrameBatch()
+    var nextConnectionNumber: UInt64 = 0
+    /// HTTP requests the handler answers, by number and by wsi.
+    var exchanges: [UInt64: Exchange] = [:]
+    var exchangeByWSI: [UInt: UInt64] = [:]
+    var nextExchange: UInt64 = 0
+    /// Accepted sockets by peer address, against the per-address and descriptor caps.
+    var sockets: SocketGuard
+    /// The cap on new upgrades per second.
+    var upgrades: RateGate
+    /// Sockets refused since the last log line, by reason, and when that line was written.
+    var refusedSockets: [String: Int] = [:]
+    var lastRefusalLog = ContinuousClock.now - .seconds(10)
+    /// The address of the socket accepted last, until its wsi exists.
+    var pendingAddress: String?
+    /// The sockets the receive tap checks, by descriptor.
+    var tappedSockets: [Int32: TappedSocket] = [:]
+    /// Bodies of HTTP responses that are written in one go are not kept; this holds the
+    /// wsi of HTTP exchanges only while lws serves a file.
+    private(set) var context: OpaquePointer?
+    /// The port actually bound.
+    private(set) var boundPort = 0
+
+    // C memory lws keeps pointers to, allocated once for the context's life.
+    private let protocols: UnsafeMutablePointer<lws_protocols>
+    private let retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>
+    private var cStrings: [UnsafeMutablePointer<CChar>] = []
+
+    init(configuration: TransportConfiguration, handler: any TransportHandler, logger: Logger) {
+        self.configuration = configuration
+        self.handler = handler
+        self.logger = logger
+        self.resolver = configuration.webRoot.flatMap { StaticFileResolver(webRoot: $0) }
+        self.sockets = SocketGuard(
+            perAddress: configuration.maxConnectionsPerAddress,
+            descriptorLimit: ResourceLimits.openFileLimit,
+            reserve: configuration.descriptorReserve
+        )
+        self.upgrades = RateGate(perSecond: configuration.upgradesPerSecond)
+        self.keepalive = Keepalive(pingSeconds: configuration.pingIntervalSeconds, timeoutSeconds: configuration.pingTimeoutSeconds)
+        protocols = .allocate(capacity: 2)
+        protocols.initialize(repeating: lws_protocols(), count: 2)
+        retryPolicy = .allocate(capacity: 1)
+        retryPolicy.initialize(to: lws_retry_bo_t())
+    }
+
+    deinit {
+        if let context {
+            lws_context_destroy(context)
+        }
+        protocols.deinitialize(count: 2)
+        protocols.deallocate()
+        retryPolicy.deinitialize(count: 1)
+        retryPolicy.deallocate()
+        for string in cStrings {
+            free(string)
+        }
+    }
+
+    private func cString(_ text: String) -> UnsafeMutablePointer<CChar> {
+        let pointer = strdup(text)!
+        cStrings.append(pointer)
+        return pointer
+    }
+
+    /// Creates the context and binds the listening socket, on the calling thread.
+    func createContext() throws(TransportError) {
+        LWSLogBridge.install(logger: logger)
+        ResourceLimits.checkOpenFileLimit(for: configuration.maxConnections, reserve: configuration.descriptorReserve, logger: logger)
+
+        protocols[0].name = UnsafePointer(cString(configuration.subprotocol))
+        protocols[0].callback = reactorHubServiceCallback
+        protocols[0].per_session_data_size = MemoryLayout<UnsafeMutableRawPointer?>.size
+        // Each connection's receive buffer, allocated by lws at the upgrade and held for the
+        // connection's life; lws also reads at most this much from the socket at once (and
+        // never more than its 4 KiB service buffer). Messages longer than it arrive in pieces
+        // that `InboundAssembler` joins. Measured (BENCHMARKS.md, "Idle connections"): 2 KiB
+        // holds an idle joined connection to about 5 KB of resident memory against 7 KB at
+        // 4 KiB, for the same ingest CPU per action within noise; 1 KiB reads cost a third
+        // more CPU per action.
+        protocols[0].rx_buffer_size = 2048
+        // lws 4.1.6 also limits each send() to the receive buffer's size when this is 0: the
+        // rest of a larger write is copied into its own buffer and flushed later, and a close
+        // that finds output so buffered ends the connection without the close frame once it
+        // is flushed (flood clients saw EOF instead of 1001 at shutdown). 16 KiB is what the
+        // daemon wrote per send() before, and `FrameBatch`'s size.
+        protocols[0].tx_packet_size = 16384
+
+        // No lws validity timers: the keepalive is `Keepalive`'s sweep (lws keeps one timer per
+        // connection in a sorted list, and inserting walks it: quadratic in the connections).
+        retryPolicy.pointee.secs_since_valid_ping = 0
+        retryPolicy.pointee.secs_since_valid_hangup = 0
+
+        var info = lws_context_creation_info()
+        info.port = Int32(configuration.port)
+        info.protocols = UnsafePointer(protocols)
+        info.retry_and_idle_policy = UnsafePointer(retryPolicy)
+        info.server_string = UnsafePointer(cString(configuration.serverName))
+        info.options = rh_lws_option_validate_utf8() | rh_lws_option_security_headers()
+        if let tls = configuration.tls {
+            info.options |= rh_lws_option_ssl_global_init()
+            info.ssl_cert_filepath = UnsafePointer(cString(tls.certFile))
+            info.ssl_private_key_filepath = UnsafePointer(cString(tls.keyFile))
+            // HTTP/1.1 only: lws would otherwise offer h2 by ALPN, which every browser takes,
+            // and the responses, refusals and upgrades here are written for HTTP/1.1.
+            info.alpn = UnsafePointer(cString("http/1.1"))
+        }
+        info.user = Unmanaged.passUnretained(self).toOpaque()
+        // Header space per request: above the 431 limit the receive tap enforces, so that
+        // lws never runs out of it first (it would drop the connection without a response).
+        // Requests beyond the pool wait for one to be freed; the pool keeps the header space
+        // held at once to what lws' defaults allowed (4 KiB for each possible socket).
+        let headerSpace = configuration.maxRequestHeadBytes * 2
+        let sockets = configuration.maxConnections + 256
+        info.max_http_header_data2 = UInt32(clamping: headerSpace)
+        info.max_http_header_pool2 = UInt32(clamping: max(64, min(sockets, 4096 * sockets / headerSpace)))
+        // fd_limit_per_thread stays 0: lws then sizes its fd table from the process limit
+        // (raised above) and finds a socket's connection by index; a smaller explicit limit
+        // makes it search the table linearly.
+        info.timeout_secs = 10
+        info.keepalive_timeout = 10
+        switch ListenAddress(configuration.host) {
+        case .any:
+            info.iface = nil
+        case .ipv4Any:
+            info.iface = nil
+            info.options |= rh_lws_option_disable_ipv6()
+        case .ipv4(let address):
+            info.iface = UnsafePointer(cString(address))
+            info.options |= rh_lws_option_disable_ipv6()
+        case .ipv6(let address):
+            info.iface = UnsafePointer(cString(address))
+        case .invalid:
+            throw TransportError(.invalidConfiguration, "host '\(configuration.host)' is not an IP address or 'localhost'")
+        }
+
+        if !ReceiveTap.isInstalled {
+            logger.warning(
+                "the RFC 6455 checks in front of libwebsockets are off: its recv import could not be tapped",
+                metadata: ["effect": "unmasked frames accepted, no 431, some violations dropped without a close code"]
+            )
+        }
+        guard let created = lws_create_context(&info) else {
+            throw TransportError(
+                .cannotListen,
+                "could not listen on \(configuration.host):\(configuration.port) (address in use or not available)"
+            )
+        }
+        context = created
+        guard let vhost = lws_get_vhost_by_name(created, "default") else {
+            throw TransportError(.cannotListen, "libwebsockets created no listening vhost")
+        }
+        boundPort = Int(lws_get_vhost_listen_port(vhost))
+        guard boundPort > 0 else {
+            throw TransportError(.cannotListen, "could not listen on \(configuration.host):\(configuration.port)")
+        }
+    }
+
+    /// Starts the service thread.
+    func startServiceThread() {
+        let thread = Thread { [self] in
+            serviceLoop()
+        }
+        thread.name = "reactorhub-lws"
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    private func serviceLoop() {
+        var acceptFailures = LWSLogBridge.acceptFailures
+        ReceiveTap.attach(self)
+        defer { ReceiveTap.detach() }
+        let keepaliveTimer = startKeepaliveTimer()
+        while running.load(ordering: .acquiring), let context {
+            lws_service(context, 0)
+            // lws retries a failed accept (EMFILE, ENFILE) at once and forever: back off
+            // instead of spinning, and say so at most once a second.
+            let failures = LWSLogBridge.acceptFailures
+            if failures != acceptFailures {
+                noteRefusal("accept failed (out of descriptors)", count: failures - acceptFailures)
+                acceptFailures = failures
+                usleep(20_000)
+            }
+        }
+        // No sweep may post (and read `context`) once it is released: cancelled, and the
+        // timer's queue passed, so that a handler already running has returned.
+        keepaliveTimer.cancel()
+        keepaliveQueue.sync {}
+        if let context {
+            lws_context_destroy(context)
+            self.context = nil
+        }
+        threadEnded.open()
+    }
+
+    /// Queues `command` for the service thread and wakes it when needed.
+    func post(_ command: ServiceInbox.Command) {
+        if inbox.post(command), let context {
+            lws_cancel_service(context)
+        }
+    }
+
+    /// Runs the commands posted by other threads (service thread).
+    func drainInbox() {
+        for command in inbox.takeAll() {
+            switch command {
+            case .outputReady(let id):
+                if let connection = connections[id] {
+                    requestWritable(connection)
+                }
+            case .outputReadyMany(let ids):
+                for id in ids {
+                    if let connection = connections[id] {
+                        requestWritable(connection)
+                    }
+                }
+            case .setReading(let id, let enabled):
+                if let connection = connections[id], connection.echo == nil, connection.readingPaused == enabled {
+                    connection.readingPaused = !enabled
+                    lws_rx_flow_control(connection.wsi, enabled ? 1 : 0)
+                }
+            case .close(let id, let code, let reason, let afterFlush):
+                if let connection = connections[id] {
+                    scheduleClose(connection, code: code, reason: reason, afterFlush: afterFlush)
+                }
+            case .closeAll(let code, let reason, let afterFlush):
+                for connection in connections.values {
+                    scheduleClose(connection, code: code, reason: reason, afterFlush: afterFlush)
+                }
+            case .httpResponse(let id, let response):
+                exchangeAnswered(id, response)
+            case .keepaliveSweep:
+                sweepKeepalive()
+            case .stop:
+                running.store(false, ordering: .releasing)
+            }
+        }
+    }
+
+    /// Closes `connection` from its next writable callback. A close that drops the output
+    /// (1013 and the other policy closes) still waits for room for its close frame; a peer
+    /// that reads nothing would give it none, and keep its socket and backlog until the
+    /// keepalive gave up (`keepalive.timeoutSeconds`). So lws drops the socket when no
+    /// room came within `closeFrameTimeoutSeconds`.
+    func scheduleClose(_ connection: Connection, code: CloseCode, reason: String, afterFlush: Bool) {
+        if let existing = connection.pendingClose, !existing.afterFlush { return }
+        connection.pendingClose = .init(code: code, reason: reason, afterFlush: afterFlush)
+        if !afterFlush {
+            lws_set_timeout(connection.wsi, PENDING_TIMEOUT_CLOSE_SEND, Int32(clamping: configuration.closeFrameTimeoutSeconds))
+        }
+        requestWritable(connection)
+    }
+
+    func requestWritable(_ connection: Connection) {
+        guard !connection.writableRequested else { return }
+        connection.writableRequested = true
+        lws_callback_on_writable(connection.wsi)
+    }
+}
