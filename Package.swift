@@ -36,27 +36,34 @@ let package = Package(
         .target(name: "ReactorHubLogging", dependencies: ["ReactorHubLocking"], swiftSettings: strict),
         .target(name: "ReactorHubLifecycle", dependencies: ["ReactorHubLogging"], swiftSettings: strict),
         .target(name: "ReactorHubMetrics", swiftSettings: strict),
-        .target(name: "ReactorHubWebSocketServer", dependencies: ["CLibWebSockets", "CReceiveTap", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging"], swiftSettings: strict),
+        .target(name: "ReactorHubWebSocketServer", dependencies: ["ReactorHubProtocol", "CLibWebSockets", "CReceiveTap", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging"], swiftSettings: strict),
+        .target(
+            name: "ReactorHubWebSocketClient",
+            dependencies: ["ReactorHubProtocol", "CLibWebSockets", "ReactorHubLocking", "ReactorHubLogging"],
+            swiftSettings: strict
+        ),
         .target(name: "Reactor", dependencies: ["ReactorHubLocking", "ReactorHubLogging"], swiftSettings: strict),
         .target(name: "ReactorTesting", dependencies: ["Reactor", "ReactorHubLocking"], swiftSettings: strict),
         .target(name: "ReactorHubJSON", swiftSettings: strict),
-        .target(name: "ReactorHubAuth", dependencies: ["CCrypto", "ReactorHubJSON", "ReactorHubLocking"], swiftSettings: strict),
-        .target(name: "ReactorHubEngine", dependencies: ["Reactor", "ReactorHubJSON", "ReactorHubWebSocketServer", "ReactorHubAuth", "ReactorHubRedis", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging", "ReactorHubMetrics"], swiftSettings: strict),
+        .target(name: "ReactorHubProtocol", dependencies: ["ReactorHubJSON"], swiftSettings: strict),
+        .target(name: "ReactorHubStore", dependencies: ["ReactorHubProtocol", "ReactorHubJSON", "ReactorHubLocking", "ReactorHubMetrics"], swiftSettings: strict),
+        .target(name: "ReactorHubAuth", dependencies: ["ReactorHubProtocol", "CCrypto", "ReactorHubJSON", "ReactorHubLocking"], swiftSettings: strict),
+        .target(name: "ReactorHubEngine", dependencies: ["ReactorHubProtocol", "ReactorHubStore", "Reactor", "ReactorHubJSON", "ReactorHubWebSocketServer", "ReactorHubAuth", "ReactorHubRedis", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging", "ReactorHubMetrics"], swiftSettings: strict),
         .target(name: "ReactorHubKinds", dependencies: ["Reactor", "ReactorHubJSON"], swiftSettings: strict),
         .target(name: "ReactorHubRedis", dependencies: ["CHiredis", "ReactorHubLocking", "ReactorHubLogging"], swiftSettings: strict),
-        .target(name: "ReactorHubSQLite", dependencies: ["CSQLite", "ReactorHubEngine", "ReactorHubJSON", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging", "ReactorHubMetrics"], swiftSettings: strict),
-        .target(name: "ReactorHubDaemon", dependencies: ["ReactorHubEngine", "ReactorHubKinds", "ReactorHubSQLite", "ReactorHubJSON", "ReactorHubAuth", "ReactorHubRedis", "ReactorHubLifecycle", "ReactorHubLogging", "ReactorHubMetrics", "ReactorHubWebSocketServer", "CSignalPipe"], swiftSettings: strict),
-        .target(name: "ReactorHubServer", dependencies: ["ReactorHubDaemon", "ReactorHubEngine", "Reactor", "ReactorHubJSON"], swiftSettings: strict),
+        .target(name: "ReactorHubSQLite", dependencies: ["ReactorHubProtocol", "CSQLite", "ReactorHubStore", "ReactorHubJSON", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging", "ReactorHubMetrics"], swiftSettings: strict),
+        .target(name: "ReactorHubDaemon", dependencies: ["ReactorHubProtocol", "ReactorHubStore", "ReactorHubEngine", "ReactorHubKinds", "ReactorHubSQLite", "ReactorHubJSON", "ReactorHubAuth", "ReactorHubRedis", "ReactorHubLifecycle", "ReactorHubLogging", "ReactorHubMetrics", "ReactorHubWebSocketServer", "CSignalPipe"], swiftSettings: strict),
+        .target(name: "ReactorHubServer", dependencies: ["ReactorHubProtocol", "ReactorHubDaemon", "ReactorHubEngine", "Reactor", "ReactorHubJSON"], swiftSettings: strict),
         .executableTarget(name: "reactorhub", dependencies: ["ReactorHubServer"], swiftSettings: strict),
         .target(
             name: "ReactorHubClient",
             dependencies: [
-                "ReactorHubJSON", "Reactor", "ReactorHubLocking", "ReactorHubLogging",
-                .target(name: "ReactorHubWebSocketServer", condition: .when(platforms: [.linux])),
+                "ReactorHubJSON", "ReactorHubProtocol", "Reactor", "ReactorHubLocking", "ReactorHubLogging",
+                .target(name: "ReactorHubWebSocketClient", condition: .when(platforms: [.linux])),
             ],
             swiftSettings: strict
         ),
-        .executableTarget(name: "reactorhub-cli", dependencies: ["ReactorHubClient", "ReactorHubJSON", "ReactorHubLocking", "ReactorHubLogging"], swiftSettings: strict),
+        .executableTarget(name: "reactorhub-cli", dependencies: ["ReactorHubProtocol", "ReactorHubClient", "ReactorHubJSON", "ReactorHubLocking", "ReactorHubLogging"], swiftSettings: strict),
 
         .systemLibrary(name: "CBenchSys", path: "Sources/reactorhub-bench/CBenchSys"),
         // libssl, for the load generator's wss:// client only (the daemon's TLS is lws').
@@ -72,25 +79,26 @@ let package = Package(
         .executableTarget(name: "auth-bench", dependencies: ["ReactorHubAuth"], swiftSettings: strict),
         .executableTarget(name: "client-bench", dependencies: ["ReactorHubClient", "ReactorHubJSON", "ReactorHubLogging"], swiftSettings: strict),
 
-        .target(name: "TestSupport", dependencies: ["ReactorHubWebSocketServer", "ReactorHubLocking"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["ReactorHubProtocol", "ReactorHubWebSocketServer", "ReactorHubLocking"], path: "Tests/TestSupport", swiftSettings: strict),
         .target(name: "JSONTestSupport", dependencies: ["ReactorHubJSON"], path: "Tests/JSONTestSupport", swiftSettings: strict),
         // Random document pairs and their diffs as JSON lines, for the differential check
         // against Python's jsonpatch (scripts/fuzz.sh, Fuzz/README.md).
         .executableTarget(name: "jsonpatch-pairs", dependencies: ["ReactorHubJSON", "JSONTestSupport"], path: "Fuzz/jsonpatch-pairs", swiftSettings: strict),
-        .testTarget(name: "TransportTests", dependencies: ["ReactorHubWebSocketServer", "TestSupport", "ReactorHubLocking", "ReactorHubLogging"], exclude: ["Peers"], swiftSettings: strict),
+        .testTarget(name: "TransportTests", dependencies: ["ReactorHubProtocol", "ReactorHubWebSocketServer", "ReactorHubWebSocketClient", "TestSupport", "ReactorHubLocking", "ReactorHubLogging"], exclude: ["Peers"], swiftSettings: strict),
         .testTarget(
             name: "ReactorHubClientTests",
             dependencies: ["ReactorHubClient", "ReactorHubKinds", "Reactor", "ReactorHubJSON", "ReactorHubLocking", "ReactorHubLogging", "TestSupport"],
             exclude: ["Peers"],
             swiftSettings: strict
         ),
+        .testTarget(name: "ProtocolTests", dependencies: ["ReactorHubProtocol", "ReactorHubJSON"], swiftSettings: strict),
         .testTarget(name: "ReactorTests", dependencies: ["Reactor", "ReactorTesting", "ReactorHubLocking"], swiftSettings: strict),
-        .testTarget(name: "HubTests", dependencies: ["ReactorHubEngine", "ReactorHubKinds", "Reactor", "ReactorHubJSON", "ReactorHubWebSocketServer", "TestSupport", "ReactorHubRedis", "ReactorHubMetrics", "ReactorHubLocking", "ReactorHubLogging", "ReactorHubAuth"], swiftSettings: strict),
+        .testTarget(name: "HubTests", dependencies: ["ReactorHubProtocol", "ReactorHubStore", "ReactorHubEngine", "ReactorHubKinds", "Reactor", "ReactorHubJSON", "ReactorHubWebSocketServer", "TestSupport", "ReactorHubRedis", "ReactorHubMetrics", "ReactorHubLocking", "ReactorHubLogging", "ReactorHubAuth"], swiftSettings: strict),
         .testTarget(name: "ReactorsTests", dependencies: ["ReactorHubKinds", "Reactor", "ReactorTesting", "ReactorHubJSON"], swiftSettings: strict),
-        .testTarget(name: "DaemonTests", dependencies: ["ReactorHubDaemon", "ReactorHubJSON", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "DaemonTests", dependencies: ["ReactorHubProtocol", "ReactorHubDaemon", "ReactorHubJSON", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ClusterTests", dependencies: ["ReactorHubRedis", "ReactorHubLocking", "ReactorHubLogging", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "AuthTests", dependencies: ["ReactorHubAuth", "ReactorHubJSON"], exclude: ["Vectors"], swiftSettings: strict),
-        .testTarget(name: "PersistenceTests", dependencies: ["ReactorHubSQLite", "ReactorHubEngine", "ReactorHubJSON", "ReactorHubLogging"], swiftSettings: strict),
+        .testTarget(name: "AuthTests", dependencies: ["ReactorHubProtocol", "ReactorHubAuth", "ReactorHubJSON"], exclude: ["Vectors"], swiftSettings: strict),
+        .testTarget(name: "PersistenceTests", dependencies: ["ReactorHubProtocol", "ReactorHubSQLite", "ReactorHubStore", "ReactorHubJSON", "ReactorHubLogging"], swiftSettings: strict),
         .testTarget(
             name: "JSONTests",
             dependencies: ["ReactorHubJSON", "JSONTestSupport"],
@@ -108,12 +116,12 @@ let package = Package(
 if Context.environment["REACTORHUB_FUZZ"] != nil {
     let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
         ("json-parser", ["ReactorHubJSON"]),
-        ("client-message", ["ReactorHubEngine", "ReactorHubJSON"]),
+        ("client-message", ["ReactorHubProtocol", "ReactorHubJSON"]),
         ("action-decoder", ["ReactorHubJSON", "ReactorHubKinds"]),
         ("json-pointer", ["ReactorHubJSON"]),
         ("patch-apply", ["ReactorHubJSON"]),
-        ("static-path", ["ReactorHubWebSocketServer"]),
-        ("token", ["ReactorHubAuth"]),
+        ("static-path", ["ReactorHubWebSocketServer", "ReactorHubProtocol"]),
+        ("token", ["ReactorHubAuth", "ReactorHubProtocol"]),
     ]
     package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support", swiftSettings: strict))
     for target in fuzzTargets {

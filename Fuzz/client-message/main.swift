@@ -1,4 +1,4 @@
-// client-message: ClientMessageParser (internal to Hub, hence `@testable import`) on
+// client-message: ClientMessageParser (package-visible in ReactorHubProtocol) on
 // arbitrary bytes, the way the hub reads every text frame a client sends.
 //
 // Never crashes. A `ref` it keeps, on an accepted or a refused message, is echoed on every
@@ -6,8 +6,8 @@
 // most `Ref.maximumLength` characters (Unicode scalars, without a string's quotes), so a
 // client cannot make the server repeat a long text. An accepted join, leave or action names
 // an address whose text parses back to itself.
+import ReactorHubProtocol
 import FuzzSupport
-@testable import ReactorHubEngine
 import ReactorHubJSON
 
 @_cdecl("LLVMFuzzerTestOneInput")

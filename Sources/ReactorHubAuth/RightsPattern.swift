@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 /// One pattern of reactor addresses (PROTOCOL.md "Patterns"): `*`, `KIND/*`, `KIND/ID` or
 /// `KIND/PREFIX*`, where `{sub}` anywhere stands for the token's subject.
 ///
@@ -44,7 +45,7 @@ public struct RightsPattern: Sendable, Hashable, CustomStringConvertible {
     /// An address that breaks the naming rules matches nothing, and neither does a pattern
     /// with `{sub}` when `subject` is nil (an anonymous connection).
     public func matches(kind: String, id: String, subject: String?) -> Bool {
-        guard ReactorName.isValidKind(kind.utf8), ReactorName.isValidID(id.utf8) else { return false }
+        guard ReactorAddress.isValidKind(kind.utf8), ReactorAddress.isValidID(id.utf8) else { return false }
         switch form {
         case .everything:
             return true

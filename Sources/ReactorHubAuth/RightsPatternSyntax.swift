@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 /// Reads the grammar of a `RightsPattern` from the pattern as written.
 struct RightsPatternSyntax {
     private enum Token: Equatable {
@@ -53,12 +54,12 @@ struct RightsPatternSyntax {
         if tokens.contains(.byte(UInt8(ascii: "*"))) {
             throw failure("a kind is spelled out ('*' alone stands for every reactor), e.g. doc/*")
         }
-        if case .byte(let byte) = first, !ReactorName.isKindStart(byte) {
+        if case .byte(let byte) = first, !ReactorAddress.isKindStart(byte) {
             throw failure("a kind starts with a letter a-z")
         }
-        let pieces = try pieces(of: tokens, allowed: ReactorName.isKindCharacter, "a kind holds only a-z, 0-9 and '-'")
-        guard literalLength(pieces) <= ReactorName.maximumKindLength else {
-            throw failure("a kind has at most \(ReactorName.maximumKindLength) characters")
+        let pieces = try pieces(of: tokens, allowed: ReactorAddress.isKindCharacter, "a kind holds only a-z, 0-9 and '-'")
+        guard literalLength(pieces) <= ReactorAddress.maximumKindLength else {
+            throw failure("a kind has at most \(ReactorAddress.maximumKindLength) characters")
         }
         return pieces
     }
@@ -70,9 +71,9 @@ struct RightsPatternSyntax {
         if tokens.isEmpty, !isPrefix {
             throw failure("the id after '/' is empty; KIND/* allows every id of a kind")
         }
-        let pieces = try pieces(of: tokens, allowed: ReactorName.isIDCharacter, "an id holds only A-Z, a-z, 0-9, '.', '_' and '-'")
-        guard literalLength(pieces) <= ReactorName.maximumIDLength else {
-            throw failure("an id has at most \(ReactorName.maximumIDLength) characters")
+        let pieces = try pieces(of: tokens, allowed: ReactorAddress.isIDCharacter, "an id holds only A-Z, a-z, 0-9, '.', '_' and '-'")
+        guard literalLength(pieces) <= ReactorAddress.maximumIDLength else {
+            throw failure("an id has at most \(ReactorAddress.maximumIDLength) characters")
         }
         return pieces
     }

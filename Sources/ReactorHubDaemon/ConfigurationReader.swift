@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 import ReactorHubJSON
 
 /// Reads a configuration file's JSON against `ConfigurationSchema`: every member is a key
@@ -64,9 +65,7 @@ struct ConfigurationReader {
 
     /// `[a-z][a-z0-9-]{0,31}` (PROTOCOL.md "Names").
     static func isKindName(_ name: String) -> Bool {
-        let bytes = Array(name.utf8)
-        guard let first = bytes.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first), bytes.count <= 32 else { return false }
-        return bytes.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-") }
+        ReactorAddress.isValidKind(name)
     }
 
     /// A value as a refusal quotes it: strings and numbers as written, containers by kind.

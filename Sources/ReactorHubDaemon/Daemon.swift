@@ -1,3 +1,4 @@
+import ReactorHubStore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 import Foundation
 import ReactorHubJSON
 import ReactorHubWebSocketServer

@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 import ReactorHubAuth
 import Foundation
 import ReactorHubJSON

@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 import Dispatch
 import ReactorHubLogging
 import ReactorHubWebSocketServer

@@ -1,3 +1,5 @@
+public import ReactorHubStore
+public import ReactorHubProtocol
 import ReactorHubAuth
 import ReactorHubJSON
 import ReactorHubMetrics
@@ -119,7 +121,7 @@ public final class Hub: TransportHandler, Sendable {
             ]
         )
         let hello = ServerMessage.hello(
-            server: configuration.serverName, session: cluster?.session(connection.id) ?? connection.id.description, identity: identity,
+            server: configuration.serverName, session: cluster?.session(connection.id) ?? connection.id.description, identity: identity.hello,
             node: cluster?.id ?? configuration.nodeID, reactors: helloReactors
         )
         delivery.send(.reply(hello), to: output)

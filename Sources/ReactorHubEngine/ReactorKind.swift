@@ -1,3 +1,5 @@
+import ReactorHubStore
+import ReactorHubProtocol
 import ReactorHubJSON
 import ReactorHubLogging
 import Reactor

@@ -1,5 +1,6 @@
+import ReactorHubProtocol
 import Foundation
-import ReactorHubEngine
+import ReactorHubStore
 import ReactorHubJSON
 
 /// The changes recorded and not yet committed, the batch being committed, and who waits

@@ -1,4 +1,5 @@
-import ReactorHubEngine
+import ReactorHubProtocol
+import ReactorHubStore
 import ReactorHubJSON
 
 /// Reads instances back, on its own connection (WAL lets it read while the writer commits).

@@ -1,5 +1,6 @@
+import ReactorHubProtocol
 import Foundation
-import ReactorHubEngine
+import ReactorHubStore
 import ReactorHubJSON
 
 /// The writer thread: commits each due batch in one transaction, then tells the waiters.

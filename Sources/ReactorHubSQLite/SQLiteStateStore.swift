@@ -1,5 +1,6 @@
+public import ReactorHubProtocol
 import Foundation
-public import ReactorHubEngine
+public import ReactorHubStore
 import ReactorHubJSON
 public import ReactorHubLogging
 import ReactorHubLocking

@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 public import Reactor
 import ReactorHubDaemon
 import ReactorHubEngine

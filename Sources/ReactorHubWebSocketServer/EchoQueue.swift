@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 /// The messages a connection to the echo path has received and not yet written back.
 /// Reading pauses while it holds more than `pauseBytes`, so a client that sends without
 /// reading cannot make it grow without bound.
@@ -24,7 +25,7 @@ struct EchoQueue {
     var isFull: Bool { bytes > pauseBytes }
 
     mutating func append(_ bytes: [UInt8], isBinary: Bool) {
-        items.append(Item(message: OutboundMessage(bytes), isBinary: isBinary))
+        items.append(Item(message: OutboundMessage(bytes, headroom: LWSHeadroom.bytes), isBinary: isBinary))
         self.bytes += bytes.count
     }
 

@@ -1,3 +1,4 @@
+public import ReactorHubProtocol
 /// The seam between the hub and whatever carries its messages: the libwebsockets server
 /// (`WebSocketServer`) in the daemon, an in-memory transport in tests.
 ///

@@ -102,7 +102,7 @@ extension ServerCore {
     /// when the write failed.
     @discardableResult
     func respond(_ wsi: OpaquePointer, _ response: HTTPResponse, headers: [HTTPHeader] = [], omitBody: Bool = false) -> Bool {
-        let headroom = OutboundMessage.headroom
+        let headroom = LWSHeadroom.bytes
         var buffer = [UInt8](repeating: 0, count: headroom + 2048 + response.body.count)
         return buffer.withUnsafeMutableBufferPointer { storage -> Bool in
             let start = storage.baseAddress! + headroom

@@ -1,4 +1,5 @@
 internal import CLibWebSockets
+import ReactorHubProtocol
 import Dispatch
 #if canImport(Glibc)
 import Glibc
@@ -103,7 +104,7 @@ extension ServerCore {
     func writePing(_ connection: Connection) -> Bool {
         guard connection.pingOwed else { return true }
         connection.pingOwed = false
-        let ping = OutboundMessage(Self.pingPayload)
+        let ping = OutboundMessage(Self.pingPayload, headroom: LWSHeadroom.bytes)
         return rh_lws_write_ping(connection.wsi, ping.payloadPointer, ping.count) >= 0
     }
 

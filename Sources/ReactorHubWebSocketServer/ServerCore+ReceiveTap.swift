@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import ReactorHubProtocol
 import Glibc
 #endif
 internal import CLibWebSockets
@@ -100,7 +101,7 @@ extension ServerCore {
         guard connection.closeToSend == nil else { return nil }
         guard writePing(connection) else { return -1 }
         for payload in connection.frames.takePongs() {
-            let pong = OutboundMessage(payload)
+            let pong = OutboundMessage(payload, headroom: LWSHeadroom.bytes)
             if rh_lws_write_pong(connection.wsi, pong.payloadPointer, pong.count) < 0 {
                 return -1
             }

@@ -1,4 +1,5 @@
 internal import CLibWebSockets
+import ReactorHubProtocol
 import ReactorHubLogging
 
 /// The WebSocket side of the service thread: opening, receiving, writing, closing.
@@ -156,6 +157,7 @@ extension ServerCore {
     }
 
     private func write(_ connection: Connection, _ message: OutboundMessage) -> Bool {
+        let message = LWSHeadroom.ensured(message)
         if rh_lws_write_text(connection.wsi, message.payloadPointer, message.count) < 0 {
             logger.debug("write failed; closing", metadata: ["session": connection.id.description])
             return false

@@ -1,4 +1,5 @@
 internal import CLibWebSockets
+import ReactorHubProtocol
 import Foundation
 import ReactorHubLocking
 import ReactorHubLogging

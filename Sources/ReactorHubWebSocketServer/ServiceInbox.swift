@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 import ReactorHubLocking
 
 /// Work posted to the service thread by other threads. Posting never blocks beyond a

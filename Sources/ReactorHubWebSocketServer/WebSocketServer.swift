@@ -1,3 +1,4 @@
+public import ReactorHubProtocol
 public import ReactorHubLifecycle
 public import ReactorHubLogging
 import ReactorHubLocking

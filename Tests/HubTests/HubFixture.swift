@@ -1,3 +1,4 @@
+import ReactorHubStore
 import ReactorHubEngine
 import ReactorHubJSON
 import ReactorHubLogging

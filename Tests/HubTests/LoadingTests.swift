@@ -1,3 +1,5 @@
+import ReactorHubStore
+import ReactorHubProtocol
 import Dispatch
 import ReactorHubEngine
 import ReactorHubJSON

@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 import Testing
 import ReactorHubWebSocketServer
 @testable import ReactorHubEngine

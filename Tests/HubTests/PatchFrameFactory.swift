@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 @testable import ReactorHubEngine
 
 enum PatchFrameFactory {

@@ -1,5 +1,6 @@
+import ReactorHubProtocol
 import Foundation
-import ReactorHubEngine
+import ReactorHubStore
 import ReactorHubJSON
 import ReactorHubLogging
 import ReactorHubSQLite

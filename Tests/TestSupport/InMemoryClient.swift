@@ -1,3 +1,4 @@
+public import ReactorHubProtocol
 import Foundation
 import ReactorHubLocking
 public import ReactorHubWebSocketServer

@@ -1,3 +1,4 @@
+public import ReactorHubProtocol
 import Dispatch
 import Foundation
 import ReactorHubLocking

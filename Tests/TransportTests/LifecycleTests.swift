@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import ReactorHubProtocol
 import Glibc
 #endif
 import Foundation

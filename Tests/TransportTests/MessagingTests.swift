@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 import Synchronization
 import TestSupport
 import Testing

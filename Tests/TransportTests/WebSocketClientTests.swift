@@ -1,8 +1,10 @@
+import ReactorHubProtocol
 import Foundation
 import ReactorHubLocking
 import TestSupport
 import Testing
 import ReactorHubWebSocketServer
+import ReactorHubWebSocketClient
 
 /// Records what a connection's delegate hears, and lets a test wait for it.
 final class RecordingClientDelegate: WebSocketClientDelegate {

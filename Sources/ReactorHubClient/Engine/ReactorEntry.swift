@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 import ReactorHubJSON
 
 /// The engine's record of one joined reactor: its replica, its join in flight, who waits
@@ -47,20 +48,6 @@ final class ReactorEntry {
 
     /// Whether `address` is a reactor address `KIND/ID` (PROTOCOL.md, "Names").
     static func isValidAddress(_ address: String) -> Bool {
-        let parts = address.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2 else { return false }
-        let kind = parts[0].utf8, id = parts[1].utf8
-        guard (1...32).contains(kind.count), (1...64).contains(id.count),
-              let first = kind.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first)
-        else { return false }
-        let kindOK = kind.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
-        }
-        let idOK = id.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-        }
-        return kindOK && idOK
+        ReactorAddress(address) != nil
     }
 }

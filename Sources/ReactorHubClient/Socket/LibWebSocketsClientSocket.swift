@@ -1,7 +1,8 @@
 #if os(Linux)
+import ReactorHubProtocol
 import ReactorHubLocking
 public import ReactorHubLogging
-import ReactorHubWebSocketServer
+import ReactorHubWebSocketClient
 
 /// The client socket on Linux: libwebsockets' client API through `Transport`'s
 /// `WebSocketClient` (one lws context and service thread, started at the first connect,
@@ -29,16 +30,14 @@ public final class LibWebSocketsClientSocket: ClientSocket {
     }
 
     private func started() throws(ClientSocketError) -> WebSocketClient {
-        let result: Result<WebSocketClient, TransportError> = client.withLock { client in
+        let result: Result<WebSocketClient, WebSocketClientError> = client.withLock { client in
             if let client { return .success(client) }
-            do {
+            do throws(WebSocketClientError) {
                 let started = try WebSocketClient.start(configuration: configuration, logger: logger)
                 client = started
                 return .success(started)
-            } catch let error as TransportError {
-                return .failure(error)
             } catch {
-                return .failure(TransportError(.invalidState, "\(error)"))
+                return .failure(error)
             }
         }
         switch result {

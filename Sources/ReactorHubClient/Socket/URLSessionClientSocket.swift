@@ -1,4 +1,5 @@
 #if canImport(Darwin)
+import ReactorHubProtocol
 import Foundation
 import ReactorHubLocking
 

@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 public import ReactorHubRedis
 public import ReactorHubLifecycle
 public import ReactorHubLogging

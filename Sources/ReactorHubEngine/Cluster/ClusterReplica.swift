@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 import ReactorHubRedis
 
 /// What the cluster node asks of each clustered instance, whatever its reactor type

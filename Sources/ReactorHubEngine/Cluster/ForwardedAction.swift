@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 import ReactorHubJSON
 
 /// An action on its way to the owner of its instance (through the owner's inbox, or

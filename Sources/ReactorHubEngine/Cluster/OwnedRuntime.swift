@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 import ReactorHubRedis
 import ReactorHubJSON
 import ReactorHubLocking

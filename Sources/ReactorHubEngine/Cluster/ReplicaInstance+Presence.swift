@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 import ReactorHubRedis
 import Dispatch
 import ReactorHubJSON

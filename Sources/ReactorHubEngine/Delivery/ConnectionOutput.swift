@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 import ReactorHubLocking
 import ReactorHubWebSocketServer
 

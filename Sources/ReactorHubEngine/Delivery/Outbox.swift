@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 import ReactorHubWebSocketServer
 
 /// What waits to be written to one connection, and the slow-reader policy of PROTOCOL.md,

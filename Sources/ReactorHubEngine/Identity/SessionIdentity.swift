@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 import ReactorHubAuth
 import Foundation
 
@@ -16,6 +17,16 @@ enum SessionIdentity: Sendable {
     var user: String? {
         if case .user(let token) = self { return token.subject }
         return nil
+    }
+
+    /// Who the connection is, as `hello` says it.
+    var hello: ServerMessage.Identity {
+        switch self {
+        case .open: .open
+        case .awaiting: .awaiting
+        case .anonymous: .anonymous
+        case .user(let token): .user(token.subject)
+        }
     }
 
     var isAuthenticated: Bool {

@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 /// The recent patch frames of an instance, by version, for resumes: at most `capacity`
 /// frames (`history.patches`) and `maxBytes` of them (`history.maxBytes`); older ones go
 /// first, and a resume from before what is held gets a snapshot.

@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 import ReactorHubJSON
 import ReactorHubLocking
 import ReactorHubWebSocketServer

@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 extension CloseCode {
     /// Whether a close frame may carry this status (RFC 6455 section 7.4 and the IANA
     /// registry): 1000–1003, 1007–1014 and 3000–4999. 1004–1006 and 1015 are reserved

@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 internal import CLibWebSockets
 
 /// Several small outbound messages framed into one buffer, so that a connection with a
@@ -23,7 +24,7 @@ final class FrameBatch: @unchecked Sendable {
 
     init(capacity: Int = 16384) {
         self.capacity = capacity
-        storage = .allocate(capacity: OutboundMessage.headroom + capacity)
+        storage = .allocate(capacity: LWSHeadroom.bytes + capacity)
     }
 
     deinit {
@@ -43,7 +44,7 @@ final class FrameBatch: @unchecked Sendable {
     /// Frames `message` after the others; it must fit.
     func append(_ message: OutboundMessage) {
         precondition(fits(message))
-        var at = storage + OutboundMessage.headroom + count
+        var at = storage + LWSHeadroom.bytes + count
         let length = message.count
         at[0] = 0x81
         if length < 126 {
@@ -64,12 +65,12 @@ final class FrameBatch: @unchecked Sendable {
         message.withBytes { bytes in
             if let base = bytes.baseAddress { at.update(from: base.assumingMemoryBound(to: UInt8.self), count: length) }
         }
-        count = at + length - (storage + OutboundMessage.headroom)
+        count = at + length - (storage + LWSHeadroom.bytes)
         messages += 1
     }
 
-    /// The framed bytes, with `OutboundMessage.headroom` writable bytes in front.
-    var framedPointer: UnsafeMutablePointer<UInt8> { storage + OutboundMessage.headroom }
+    /// The framed bytes, with `LWSHeadroom.bytes` writable bytes in front.
+    var framedPointer: UnsafeMutablePointer<UInt8> { storage + LWSHeadroom.bytes }
 
     /// The framed bytes (tests).
     var framed: [UInt8] { Array(UnsafeBufferPointer(start: framedPointer, count: count)) }

@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 /// Checks the frames a client sends against RFC 6455, on the raw bytes of the stream,
 /// before libwebsockets parses them; a value type fed by `FrameFilter`.
 ///

@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 import Testing
 @testable import ReactorHubWebSocketServer
 

@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 import TestSupport
 import Testing
 import ReactorHubWebSocketServer

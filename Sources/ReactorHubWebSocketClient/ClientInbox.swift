@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 import ReactorHubLocking
 
 /// Work posted to a client's service thread by other threads; the same idiom as the

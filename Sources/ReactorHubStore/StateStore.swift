@@ -1,3 +1,4 @@
+public import ReactorHubProtocol
 public import ReactorHubJSON
 public import ReactorHubMetrics
 

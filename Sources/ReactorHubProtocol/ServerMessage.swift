@@ -1,9 +1,20 @@
-import ReactorHubJSON
-import ReactorHubWebSocketServer
+public import ReactorHubJSON
 
 /// Builds the server's messages (PROTOCOL.md "Server to client") as ready-to-send frames.
 /// Each is written once into one buffer, whatever the number of receivers.
-enum ServerMessage {
+package enum ServerMessage {
+    /// Who the connection is, as `hello` says it.
+    package enum Identity: Sendable {
+        /// No identity rules: nothing is said.
+        case open
+        /// A token is required and none was given yet: `"auth":"required"`.
+        case awaiting
+        /// No token, anonymous rights: `"user":null`.
+        case anonymous
+        /// A verified token's `sub`.
+        case user(String)
+    }
+
     private static func frame(capacity: Int = 128, _ body: (inout JSONWriter) -> Void) -> OutboundMessage {
         var writer = JSONWriter()
         writer.bytes.reserveCapacity(capacity)
@@ -19,7 +30,7 @@ enum ServerMessage {
     }
 
     /// `{"type":"hello","protocol":1,"server":…,"session":…[,"node":…][,"user":…|"auth":"required"],"reactors":{…}}`
-    static func hello(server: String, session: String, identity: SessionIdentity, node: String? = nil, reactors: [UInt8]) -> OutboundMessage {
+    package static func hello(server: String, session: String, identity: Identity, node: String? = nil, reactors: [UInt8]) -> OutboundMessage {
         frame(capacity: reactors.count + 128) { writer in
             writer.writeRaw(#"{"type":"hello","protocol":1,"server":"#)
             writer.writeString(server)
@@ -36,9 +47,9 @@ enum ServerMessage {
                 writer.writeRaw(#","auth":"required""#)
             case .anonymous:
                 writer.writeRaw(#","user":null"#)
-            case .user(let token):
+            case .user(let subject):
                 writer.writeRaw(#","user":"#)
-                writer.writeString(token.subject)
+                writer.writeString(subject)
             }
             writer.writeRaw(#","reactors":"#)
             writer.bytes.append(contentsOf: reactors)
@@ -47,7 +58,7 @@ enum ServerMessage {
     }
 
     /// `{"type":"authed","ref":…,"user":…,"expires":…}`
-    static func authed(ref: Ref?, user: String, expires: Int) -> OutboundMessage {
+    package static func authed(ref: Ref?, user: String, expires: Int) -> OutboundMessage {
         frame { writer in
             writer.writeRaw(#"{"type":"authed""#)
             writeRef(ref, &writer)
@@ -60,7 +71,7 @@ enum ServerMessage {
     }
 
     /// `{"type":"snapshot","reactor":…,"ref":…,"epoch":…,"version":…,"state":{…}}`
-    static func snapshot(
+    package static func snapshot(
         _ address: String, ref: Ref?, epoch: String, version: Int, state: [UInt8], extra: [UInt8] = []
     ) -> OutboundMessage {
         frame(capacity: state.count + extra.count + 128) { writer in
@@ -79,7 +90,7 @@ enum ServerMessage {
     }
 
     /// `{"type":"resumed","reactor":…,"ref":…,"epoch":…,"version":…}`
-    static func resumed(_ address: String, ref: Ref?, epoch: String, version: Int, extra: [UInt8] = []) -> OutboundMessage {
+    package static func resumed(_ address: String, ref: Ref?, epoch: String, version: Int, extra: [UInt8] = []) -> OutboundMessage {
         frame(capacity: extra.count + 128) { writer in
             writer.writeRaw(#"{"type":"resumed","reactor":"#)
             writer.writeString(address)
@@ -96,7 +107,7 @@ enum ServerMessage {
     // `patch` frames are written by `PatchFrame`, which keeps what merging needs.
 
     /// `{"type":"pulse","reactor":…,"version":…,"name":…,"value":…}`
-    static func pulse(_ address: String, version: Int, name: String, value: JSONValue) -> OutboundMessage {
+    package static func pulse(_ address: String, version: Int, name: String, value: JSONValue) -> OutboundMessage {
         frame { writer in
             writer.writeRaw(#"{"type":"pulse","reactor":"#)
             writer.writeString(address)
@@ -111,7 +122,7 @@ enum ServerMessage {
     }
 
     /// `{"type":"left","reactor":…,"ref":…}`, or unsolicited with a `reason`.
-    static func left(_ address: String, ref: Ref?, reason: String? = nil) -> OutboundMessage {
+    package static func left(_ address: String, ref: Ref?, reason: String? = nil) -> OutboundMessage {
         frame { writer in
             writer.writeRaw(#"{"type":"left","reactor":"#)
             writer.writeString(address)
@@ -125,7 +136,7 @@ enum ServerMessage {
     }
 
     /// `{"type":"ack","reactor":…,"ref":…,"version":…}`
-    static func ack(_ address: String, ref: Ref?, version: Int) -> OutboundMessage {
+    package static func ack(_ address: String, ref: Ref?, version: Int) -> OutboundMessage {
         frame { writer in
             writer.writeRaw(#"{"type":"ack","reactor":"#)
             writer.writeString(address)
@@ -137,7 +148,7 @@ enum ServerMessage {
     }
 
     /// `{"type":"error","ref":…,"code":…,"message":…}`
-    static func error(_ error: ProtocolError, ref: Ref?) -> OutboundMessage {
+    package static func error(_ error: ProtocolError, ref: Ref?) -> OutboundMessage {
         frame { writer in
             writer.writeRaw(#"{"type":"error""#)
             writeRef(ref, &writer)
@@ -150,7 +161,7 @@ enum ServerMessage {
     }
 
     /// `{"type":"pong","ref":…}`
-    static func pong(ref: Ref?) -> OutboundMessage {
+    package static func pong(ref: Ref?) -> OutboundMessage {
         frame { writer in
             writer.writeRaw(#"{"type":"pong""#)
             writeRef(ref, &writer)

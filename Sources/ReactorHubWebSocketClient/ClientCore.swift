@@ -1,4 +1,5 @@
 internal import CLibWebSockets
+import ReactorHubProtocol
 import Foundation
 import ReactorHubLocking
 import ReactorHubLogging
@@ -66,8 +67,8 @@ final class ClientCore: @unchecked Sendable {
     }
 
     /// Creates the context (no listening socket), on the calling thread.
-    func createContext() throws(TransportError) {
-        LWSLogBridge.install(logger: logger)
+    func createContext() throws(WebSocketClientError) {
+        ClientLogBridge.install(logger: logger)
         protocols[0].name = localProtocolName
         protocols[0].callback = reactorHubClientCallback
         protocols[0].per_session_data_size = 0
@@ -89,7 +90,7 @@ final class ClientCore: @unchecked Sendable {
             info.client_ssl_ca_filepath = UnsafePointer(cString(caFile))
         }
         guard let created = lws_create_context(&info) else {
-            throw TransportError(.invalidConfiguration, "libwebsockets could not create a client context")
+            throw WebSocketClientError(.unavailable, "libwebsockets could not create a client context")
         }
         context = created
         wakeContext.withLock { $0 = created }

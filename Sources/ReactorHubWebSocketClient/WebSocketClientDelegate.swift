@@ -1,3 +1,4 @@
+public import ReactorHubProtocol
 /// Identifies one connection of a `WebSocketClient`; never reused by that client.
 public struct ClientConnectionID: Hashable, Sendable, CustomStringConvertible {
     /// The number behind the identifier, increasing in the order connections were asked for.

@@ -1,4 +1,5 @@
 internal import CLibWebSockets
+import ReactorHubProtocol
 import ReactorHubLogging
 
 /// The life of one client connection on the service thread: the upgrade, messages both

@@ -1,5 +1,5 @@
+import ReactorHubProtocol
 import Testing
-@testable import ReactorHubWebSocketServer
 
 @Suite("Inbound reassembly (InboundAssembler)")
 struct InboundAssemblerTests {

@@ -2,9 +2,9 @@
 /// inbound rules of PROTOCOL.md: text only (1003 otherwise; the echo path also takes
 /// binary) and at most `maxMessageBytes` per message (1009 otherwise, as soon as a
 /// frame's announced length passes it). UTF-8 validity is checked by libwebsockets (1007).
-struct InboundAssembler {
+package struct InboundAssembler {
     /// The result of feeding one chunk.
-    enum Outcome: Equatable {
+    package enum Outcome: Equatable {
         /// More chunks are needed.
         case incomplete
         /// A whole text message.
@@ -15,22 +15,22 @@ struct InboundAssembler {
         case refuse(CloseCode, String)
     }
 
-    let maxMessageBytes: Int
+    package let maxMessageBytes: Int
     /// Binary messages are passed on rather than refused with 1003.
-    let acceptsBinary: Bool
+    package let acceptsBinary: Bool
     private var buffer: [UInt8] = []
 
-    init(maxMessageBytes: Int, acceptsBinary: Bool = false) {
+    package init(maxMessageBytes: Int, acceptsBinary: Bool = false) {
         self.maxMessageBytes = maxMessageBytes
         self.acceptsBinary = acceptsBinary
     }
 
     /// Bytes held for a message still being received.
-    var pendingBytes: Int { buffer.count }
+    package var pendingBytes: Int { buffer.count }
 
     /// Feeds one chunk. `remainingInFrame` is what the current frame still has to come;
     /// the message is whole when the frame is final and nothing remains.
-    mutating func receive(
+    package mutating func receive(
         _ chunk: UnsafeRawBufferPointer,
         isBinary: Bool,
         isFinalFrame: Bool,

@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 /// The service thread's state for one client connection, from the first connect attempt
 /// to its end. Only the service thread touches it; lws finds it by the connection's number
 /// (kept as the wsi's opaque user data), never by a pointer, so a late callback for a wsi

@@ -1,22 +1,21 @@
-import ReactorHubJSON
-import ReactorHubWebSocketServer
+package import ReactorHubJSON
 
 /// A `patch` message as it is sent, with what merging needs to know about it: its
 /// versions and where its operations are in the bytes (no copy of them is kept).
-struct PatchFrame: Sendable {
+package struct PatchFrame: Sendable {
     /// The encoded message.
-    let message: OutboundMessage
+    package let message: OutboundMessage
     /// The version the patch leads to.
-    let version: Int
+    package let version: Int
     /// The version it applies to (`version - 1` unless it spans several).
-    let base: Int
+    package let base: Int
     /// The instance's address, shared by all its frames.
-    let address: String
+    package let address: String
     /// Where the operations array starts in `message`; it ends one byte before the end.
     private let operationsStart: Int
 
     /// Writes `{"type":"patch","reactor":…,"version":…[,"base":…],"patch":OPERATIONS}`.
-    init(address: String, version: Int, base: Int, operations: some Collection<UInt8>) {
+    package init(address: String, version: Int, base: Int, operations: some Collection<UInt8>) {
         var writer = JSONWriter()
         writer.bytes.reserveCapacity(operations.count + address.utf8.count + 64)
         writer.writeRaw(#"{"type":"patch","reactor":"#)
@@ -39,23 +38,23 @@ struct PatchFrame: Sendable {
     }
 
     /// The operations, as a JSON array.
-    func withOperations<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+    package func withOperations<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         message.withBytes { bytes in
             body(UnsafeRawBufferPointer(rebasing: bytes[operationsStart..<(bytes.count - 1)]))
         }
     }
 
     /// Size of the operations array in bytes.
-    var operationsCount: Int { message.count - 1 - operationsStart }
+    package var operationsCount: Int { message.count - 1 - operationsStart }
 
     /// Whether `next` (of the same instance) continues this frame.
-    func isFollowed(by next: PatchFrame) -> Bool {
+    package func isFollowed(by next: PatchFrame) -> Bool {
         next.base == version
     }
 
     /// One frame spanning `frames` (consecutive, of one instance): `[a,b]`, `[c]` →
     /// `[a,b,c]`, so that applying it applies each in turn.
-    static func merge(_ frames: some Collection<PatchFrame>) -> PatchFrame {
+    package static func merge(_ frames: some Collection<PatchFrame>) -> PatchFrame {
         precondition(!frames.isEmpty)
         if frames.count == 1 { return frames.first! }
         var joined: [UInt8] = [UInt8(ascii: "[")]

@@ -1,4 +1,4 @@
-import ReactorHubJSON
+package import ReactorHubJSON
 
 /// A refusal answered to the client as an `error` message (PROTOCOL.md "Error codes"):
 /// a stable code and one sentence that says what was wrong and what is accepted.
@@ -54,7 +54,7 @@ public struct ProtocolError: Error, Sendable, Equatable, CustomStringConvertible
 extension ProtocolError {
     /// The refusal of an action that did not decode, worded for the kind it targeted:
     /// "counter has no action 'jump'; actions: increase, decrease".
-    init(_ error: ActionDecodingError, kind: String) {
+    package init(_ error: ActionDecodingError, kind: String) {
         if case .unknownAction(let available) = error.problem {
             self.init(.unknownAction, "\(kind) has no action '\(error.action ?? "?")'; actions: \(available.joined(separator: ", "))")
         } else {

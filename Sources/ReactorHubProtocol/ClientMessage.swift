@@ -1,11 +1,16 @@
-import ReactorHubJSON
+package import ReactorHubJSON
 
 /// A message from a client, validated (PROTOCOL.md "Client to server").
-enum ClientMessage: Equatable {
+package enum ClientMessage: Equatable {
     /// Where a reconnecting client left off.
-    struct ResumePoint: Equatable {
-        var epoch: String
-        var version: Int
+    package struct ResumePoint: Equatable {
+        package var epoch: String
+        package var version: Int
+
+        package init(epoch: String, version: Int) {
+            self.epoch = epoch
+            self.version = version
+        }
     }
 
     case join(ReactorAddress, since: ResumePoint?)
@@ -19,27 +24,37 @@ enum ClientMessage: Equatable {
     case presence(ReactorAddress, state: JSONValue?)
 
     /// The message types, in the order error messages list them.
-    static let typeNames = ["join", "leave", "action", "ping", "auth", "presence"]
+    package static let typeNames = ["join", "leave", "action", "ping", "auth", "presence"]
 }
 
 /// A parsed message: what it asks, and the `ref` to carry back on every reply.
-struct ClientRequest: Equatable {
-    var message: ClientMessage
-    var ref: Ref?
+package struct ClientRequest: Equatable {
+    package var message: ClientMessage
+    package var ref: Ref?
+
+    package init(message: ClientMessage, ref: Ref?) {
+        self.message = message
+        self.ref = ref
+    }
 }
 
 /// Turns a text frame into a `ClientRequest`, or into the error to answer, carrying the
 /// message's `ref` whenever it was valid.
-enum ClientMessageParser {
+package enum ClientMessageParser {
     /// A refusal with the ref to echo (nil when the ref itself was the problem or absent).
-    struct Failure: Error, Equatable {
-        var error: ProtocolError
-        var ref: Ref?
+    package struct Failure: Error, Equatable {
+        package var error: ProtocolError
+        package var ref: Ref?
+
+        package init(error: ProtocolError, ref: Ref?) {
+            self.error = error
+            self.ref = ref
+        }
     }
 
-    static let maxActionIDLength = 64
+    package static let maxActionIDLength = 64
 
-    static func parse(_ bytes: [UInt8]) -> Result<ClientRequest, Failure> {
+    package static func parse(_ bytes: [UInt8]) -> Result<ClientRequest, Failure> {
         let parsed: (value: JSONValue, memberRanges: [String: Range<Int>])
         do {
             parsed = try JSONParser().parseWithMemberRanges(bytes)
@@ -95,7 +110,7 @@ enum ClientMessageParser {
         guard let address = ReactorAddress(reactorText) else {
             return fail(
                 .invalidReactor,
-                "reactor address '\(reactorText)' is malformed; expected KIND/ID with KIND matching [a-z][a-z0-9-]{0,31} and ID matching [A-Za-z0-9._-]{1,64}"
+                "reactor address '\(reactorText)' is malformed; expected \(ReactorAddress.ruleDescription)"
             )
         }
         switch type {

@@ -15,6 +15,8 @@ public struct WebSocketClientError: Error, Sendable, Equatable, CustomStringConv
         public static let cancelled = Code(rawValue: "cancelled")
         /// The client was shut down.
         public static let shutDown = Code(rawValue: "shut_down")
+        /// libwebsockets could not set the client up (no context).
+        public static let unavailable = Code(rawValue: "unavailable")
     }
 
     /// The kind of failure.

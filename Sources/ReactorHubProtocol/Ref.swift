@@ -1,4 +1,4 @@
-import ReactorHubJSON
+package import ReactorHubJSON
 
 /// A message's `ref` as the client wrote it: the bytes of its JSON text, carried back on
 /// every reply unchanged (PROTOCOL.md), so `1E2` comes back as `1E2` and `"\u0041"` as
@@ -6,20 +6,20 @@ import ReactorHubJSON
 ///
 /// Made only from a slice of a parsed message (a string or a number, hence valid JSON),
 /// or in tests from a literal.
-struct Ref: Equatable, Sendable, CustomStringConvertible, ExpressibleByIntegerLiteral, ExpressibleByStringLiteral {
+package struct Ref: Equatable, Sendable, CustomStringConvertible, ExpressibleByIntegerLiteral, ExpressibleByStringLiteral {
     /// The JSON text, quotes included for a string.
-    let json: [UInt8]
+    package let json: [UInt8]
 
     /// The longest ref, in characters of its text as written: Unicode scalars, a string's
     /// quotes not counted, an escape counted as written (`\u0041` is 6).
     ///
     /// Scalars, not `Character`s: one character can hold any number of scalars (a letter
     /// and its combining marks), and the ref is echoed on every reply to the message.
-    static let maximumLength = 64
+    package static let maximumLength = 64
 
     /// The ref written at `range` of `message`, when it is a string or a number no longer
     /// than `maximumLength`; `value` is what the parser made of it.
-    init?(_ value: JSONValue, writtenAt range: Range<Int>, in message: [UInt8]) {
+    package init?(_ value: JSONValue, writtenAt range: Range<Int>, in message: [UInt8]) {
         let text = message[range]
         switch value {
         case .string:
@@ -34,13 +34,13 @@ struct Ref: Equatable, Sendable, CustomStringConvertible, ExpressibleByIntegerLi
 
     /// The ref whose text is `json` (as carried between nodes, and read back from a reply
     /// the hub wrote): nil unless it is a string or a number no longer than `maximumLength`.
-    init?(json: [UInt8]) {
+    package init?(json: [UInt8]) {
         guard let value = try? JSONParser().parse(json) else { return nil }
         self.init(value, writtenAt: 0..<json.count, in: json)
     }
 
     /// The ref of the reply `message` (a JSON object the hub wrote), as it is written there.
-    init?(of message: [UInt8]) {
+    package init?(of message: [UInt8]) {
         guard let parsed = try? JSONParser().parseWithMemberRanges(message),
               case .object(let object) = parsed.value, let value = object["ref"],
               let range = parsed.memberRanges["ref"]
@@ -50,21 +50,21 @@ struct Ref: Equatable, Sendable, CustomStringConvertible, ExpressibleByIntegerLi
 
     /// The Unicode scalars in `utf8`, which the parser has validated: its bytes that are
     /// not continuation bytes (`10xxxxxx`).
-    static func scalarCount(_ utf8: ArraySlice<UInt8>) -> Int {
+    package static func scalarCount(_ utf8: ArraySlice<UInt8>) -> Int {
         utf8.reduce(0) { count, byte in byte & 0xC0 == 0x80 ? count : count + 1 }
     }
 
     /// A ref written as a JSON integer (tests).
-    init(integerLiteral value: Int) {
+    package init(integerLiteral value: Int) {
         json = Array(String(value).utf8)
     }
 
     /// A ref written as a JSON string (tests).
-    init(stringLiteral value: String) {
+    package init(stringLiteral value: String) {
         var writer = JSONWriter()
         writer.writeString(value)
         json = writer.bytes
     }
 
-    var description: String { String(decoding: json, as: UTF8.self) }
+    package var description: String { String(decoding: json, as: UTF8.self) }
 }

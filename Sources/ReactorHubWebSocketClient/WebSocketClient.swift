@@ -1,3 +1,4 @@
+public import ReactorHubProtocol
 public import ReactorHubLogging
 import ReactorHubLocking
 
@@ -28,7 +29,7 @@ public final class WebSocketClient: Sendable {
     }
 
     /// Creates the lws context and starts its service thread.
-    public static func start(configuration: WebSocketClientConfiguration = WebSocketClientConfiguration(), logger: Logger) throws(TransportError) -> WebSocketClient {
+    public static func start(configuration: WebSocketClientConfiguration = WebSocketClientConfiguration(), logger: Logger) throws(WebSocketClientError) -> WebSocketClient {
         let core = ClientCore(configuration: configuration, logger: logger)
         try core.createContext()
         core.startServiceThread()

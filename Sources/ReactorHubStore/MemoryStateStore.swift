@@ -1,3 +1,4 @@
+public import ReactorHubProtocol
 import ReactorHubJSON
 import ReactorHubLocking
 

@@ -1,0 +1,67 @@
+/// One text message on its way out, shared by reference among every connection it is
+/// sent to: a broadcast to a thousand subscribers costs one allocation, not a thousand.
+///
+/// The bytes live in one allocation that starts with `headroom` spare bytes, where a
+/// transport writes the frame header in place (libwebsockets needs `LWS_PRE` of them).
+/// The transport says how much it needs (`MessageTransport.frameHeadroom`) and the codec
+/// that writes the messages reserves it; a message with too little is copied once by the
+/// transport that writes it.
+///
+/// Safety of `@unchecked Sendable`: the payload is written once in `init` and only read
+/// afterwards. The headroom in front of it is scribbled on by libwebsockets, but only on
+/// the service thread and only while it writes this message, one write at a time; no
+/// other code reads the headroom.
+public final class OutboundMessage: @unchecked Sendable {
+    /// The headroom messages get unless their writer asks otherwise: enough for every
+    /// transport here (libwebsockets 4.1 needs 16 bytes on 64-bit machines).
+    public static let standardHeadroom = 16
+
+    /// Writable bytes in front of the payload.
+    public let headroom: Int
+
+    /// The payload size in bytes (without the headroom).
+    public let count: Int
+    private let storage: UnsafeMutableRawPointer
+
+    /// Copies `bytes` (UTF-8 JSON text) into a new message.
+    public convenience init(_ bytes: some Collection<UInt8>, headroom: Int = OutboundMessage.standardHeadroom) {
+        self.init(count: bytes.count, headroom: headroom) { buffer in
+            _ = buffer.initialize(from: bytes)
+        }
+    }
+
+    /// Copies the UTF-8 of `text` into a new message.
+    public convenience init(text: String) {
+        self.init(text.utf8)
+    }
+
+    /// Creates a message of `count` bytes written by `body` in place.
+    public init(count: Int, headroom: Int = OutboundMessage.standardHeadroom, _ body: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
+        precondition(count >= 0 && headroom >= 0)
+        self.count = count
+        self.headroom = headroom
+        self.storage = UnsafeMutableRawPointer.allocate(byteCount: headroom + count + 1, alignment: 16)
+        let payload = (storage + headroom).bindMemory(to: UInt8.self, capacity: count)
+        body(UnsafeMutableBufferPointer(start: payload, count: count))
+    }
+
+    deinit {
+        storage.deallocate()
+    }
+
+    /// Reads the payload.
+    public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: storage + headroom, count: count))
+    }
+
+    /// The payload as a String (tests and logs).
+    public var text: String {
+        withBytes { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Start of the payload, with `headroom` writable bytes before it (the writing
+    /// transport's thread only).
+    public var payloadPointer: UnsafeMutablePointer<UInt8> {
+        (storage + headroom).assumingMemoryBound(to: UInt8.self)
+    }
+}

@@ -1,0 +1,31 @@
+internal import CLibWebSockets
+import ReactorHubLocking
+import ReactorHubLogging
+
+/// Routes libwebsockets' own log lines into the client's logger at `debug`: a client
+/// reports its failures as `WebSocketClientError`s, and lws' lines only add detail. lws
+/// logs through one process-wide C callback without a context pointer, hence the logger
+/// kept here (the last client started wins, as for the server's bridge).
+enum ClientLogBridge {
+    fileprivate static let logger = Locked<Logger?>(nil)
+
+    static func install(logger: Logger) {
+        var logger = logger
+        logger[metadataKey: "source"] = "lws"
+        Self.logger.withLock { $0 = logger }
+        lws_set_log_level(rh_lws_log_err() | rh_lws_log_warn(), clientLogEmit)
+    }
+}
+
+private func clientLogEmit(_ level: Int32, _ line: UnsafePointer<CChar>?) {
+    guard let line, let logger = ClientLogBridge.logger.withLock({ $0 }) else { return }
+    logger.debug(String(cString: line).trimmingSuffix("\n"))
+}
+
+extension String {
+    fileprivate func trimmingSuffix(_ suffix: Character) -> String {
+        var text = self
+        while text.last == suffix { text.removeLast() }
+        return text
+    }
+}
