@@ -1,3 +1,4 @@
+import ReactorHubProtocol
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -64,5 +65,13 @@ enum MemoryTrim {
 
     static func releaseFreedMemory() {
         _ = trim?(0)
+    }
+}
+
+extension Hub {
+    /// The instance of `address` while it is in memory and loaded (tests, diagnostics).
+    func instance(of address: String) -> (any HubInstance)? {
+        guard let address = ReactorAddress(address) else { return nil }
+        return state.withLock { $0.slots[address]?.instance }
     }
 }

@@ -32,14 +32,12 @@ public final class ReactorRegistry: Sendable {
             name: kind,
             description: Self.describe(R.self, sample: make()),
             makeInstance: { address, context in
-                let instance = try ReactorInstance<R>(
+                try LocalInstance<R>(
                     address: address,
                     reactor: make(),
                     restored: try Self.restore(R.self, address, context, restore),
                     context: context
                 )
-                instance.startPublishing()
-                return instance
             },
             makeReplica: { address, context, node in
                 ReplicaInstance<R>(address: address, context: context, node: node, make: make, adjust: restore)
@@ -58,7 +56,7 @@ public final class ReactorRegistry: Sendable {
         _ address: ReactorAddress,
         _ context: ReactorKind.InstanceContext,
         _ adjust: (@Sendable (R.State) -> R.State)?
-    ) throws -> ReactorInstance<R>.Restored? where R.Action: Decodable, R.State: Codable {
+    ) throws -> LocalInstance<R>.Restored? where R.Action: Decodable, R.State: Codable {
         guard !context.fresh, var stored = try context.store.load(address) else { return nil }
         do {
             var state = try JSONValueDecoder().decode(R.State.self, from: stored.state)
@@ -78,7 +76,7 @@ public final class ReactorRegistry: Sendable {
                     patch: nil, keepPatches: context.historyCapacity
                 ))
             }
-            return ReactorInstance<R>.Restored(state: state, stored: stored)
+            return LocalInstance<R>.Restored(state: state, stored: stored)
         } catch {
             context.logger.warning(
                 "stored state no longer decodes; set aside, starting afresh with a new epoch",

@@ -1,4 +1,4 @@
-package import ReactorHubJSON
+import ReactorHubJSON
 
 /// A `patch` message as it is sent, with what merging needs to know about it: its
 /// versions and where its operations are in the bytes (no copy of them is kept).
@@ -38,9 +38,9 @@ package struct PatchFrame: Sendable {
     }
 
     /// The operations, as a JSON array.
-    package func withOperations<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-        message.withBytes { bytes in
-            body(UnsafeRawBufferPointer(rebasing: bytes[operationsStart..<(bytes.count - 1)]))
+    package func withOperations<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try message.withBytes { bytes in
+            try body(UnsafeRawBufferPointer(rebasing: bytes[operationsStart..<(bytes.count - 1)]))
         }
     }
 

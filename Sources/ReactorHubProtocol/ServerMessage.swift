@@ -1,4 +1,4 @@
-public import ReactorHubJSON
+package import ReactorHubJSON
 
 /// Builds the server's messages (PROTOCOL.md "Server to client") as ready-to-send frames.
 /// Each is written once into one buffer, whatever the number of receivers.
@@ -135,14 +135,17 @@ package enum ServerMessage {
         }
     }
 
-    /// `{"type":"ack","reactor":…,"ref":…,"version":…}`
-    package static func ack(_ address: String, ref: Ref?, version: Int) -> OutboundMessage {
+    /// `{"type":"ack","reactor":…,"ref":…,"version":…,"applied":…}`: `applied` is the
+    /// version once the action's immediate mutations are applied (PROTOCOL.md "Acks").
+    package static func ack(_ address: String, ref: Ref?, version: Int, applied: Int) -> OutboundMessage {
         frame { writer in
             writer.writeRaw(#"{"type":"ack","reactor":"#)
             writer.writeString(address)
             writeRef(ref, &writer)
             writer.writeRaw(#","version":"#)
             writer.writeInt(version)
+            writer.writeRaw(#","applied":"#)
+            writer.writeInt(applied)
             writer.writeByte(UInt8(ascii: "}"))
         }
     }

@@ -24,11 +24,11 @@ struct Output {
 
     func ack(_ reactor: String, _ ack: ActionAck) {
         if json {
-            var object: JSONObject = ["type": "ack", "reactor": .string(reactor), "version": .int(ack.version)]
+            var object: JSONObject = ["type": "ack", "reactor": .string(reactor), "version": .int(ack.version), "applied": .int(ack.applied)]
             if ack.duplicate { object.updateValue(true, forKey: "duplicate") }
             line(.object(object))
         } else {
-            Self.standardOutput("ack: \(reactor) accepted the action at version \(ack.version)\(ack.duplicate ? " (a duplicate)" : "")")
+            Self.standardOutput("ack: \(reactor) accepted the action at version \(ack.version), applied at \(ack.applied)\(ack.duplicate ? " (a duplicate)" : "")")
         }
     }
 

@@ -9,7 +9,7 @@ struct ActionIDTests {
         let lease = try await cluster.own("counter/x", a)
         let store = cluster.store(a)
         let ack = Array("{\"type\":\"ack\",\"version\":0}".utf8)
-        let entry = CommitEntry(version: 1, frame: patchFrame(1), actionID: "a-1", reply: ack)
+        let entry = CommitEntry(version: 1, patch: patchFrame(1), actionID: "a-1", reply: ack)
         #expect(try await store.commit(lease, epoch: "e1", expected: 0, entries: [entry]) == .committed(version: 1))
         let error = Array("{\"type\":\"error\",\"code\":\"invalid_action\"}".utf8)
         #expect(try await store.reply(lease, epoch: "e1", reply: error, actionID: "a-2", logged: false) == .committed(version: 1))
@@ -51,7 +51,7 @@ struct ActionIDTests {
         let lease = try await cluster.own("counter/x", a)
         let store = cluster.store(a)
         for version in 1...5 {
-            let entry = CommitEntry(version: version, frame: patchFrame(version), actionID: "id-\(version)", reply: Array("ack \(version)".utf8))
+            let entry = CommitEntry(version: version, patch: patchFrame(version), actionID: "id-\(version)", reply: Array("ack \(version)".utf8))
             #expect(try await store.commit(lease, epoch: "e1", expected: version - 1, entries: [entry]) == .committed(version: version))
         }
         #expect(try await cluster.client.send(["HLEN", "rh:{counter/x}:ids"]) == .integer(3))
@@ -69,7 +69,7 @@ struct ActionIDTests {
         let lease = try await cluster.own("counter/x", a)
         let store = cluster.store(a)
         for version in 1...3 {
-            let entry = CommitEntry(version: version, frame: patchFrame(version), actionID: "id-\(version)", reply: Array("ack \(version)".utf8))
+            let entry = CommitEntry(version: version, patch: patchFrame(version), actionID: "id-\(version)", reply: Array("ack \(version)".utf8))
             #expect(try await store.commit(lease, epoch: "e1", expected: version - 1, entries: [entry]) == .committed(version: version))
         }
         #expect(try await store.reply(lease, epoch: "e1", reply: Array("error".utf8), actionID: "refused", logged: false) == .committed(version: 3))

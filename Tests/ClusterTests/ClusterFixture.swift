@@ -64,6 +64,6 @@ func patchFrame(_ version: Int) -> [UInt8] {
 
 extension CommitEntry {
     static func patch(_ version: Int) -> CommitEntry {
-        CommitEntry(version: version, frame: patchFrame(version))
+        CommitEntry(version: version, patch: patchFrame(version))
     }
 }

@@ -14,7 +14,7 @@ struct CommitTests {
         #expect(stored.epoch == "e1")
         #expect(stored.version == 1)
         #expect(stored.snapshot == InstanceSnapshot(epoch: "e1", version: 0, state: Array("{}".utf8)))
-        #expect(stored.tail.map(\.frame) == [patchFrame(1)])
+        #expect(stored.tail.map(\.patch) == [patchFrame(1)])
         #expect(stored.tail.map(\.position) == [LogPosition(version: 1, sequence: 0)])
         #expect(stored.isComplete)
         await cluster.stop()
@@ -30,7 +30,7 @@ struct CommitTests {
         #expect(try await store.commit(lease, epoch: "e1", expected: 5, entries: [.patch(6)]) == .versionConflict(current: 1))
         #expect(try await store.commit(lease, epoch: "e0", expected: 1, entries: [.patch(2)]) == .epochMismatch(current: "e1"))
         #expect(try await cluster.client.send(["XLEN", "rh:{counter/x}:log"]) == .integer(1))
-        for broken in [[CommitEntry.patch(3), .patch(2)], [.patch(2), .patch(4)], [CommitEntry(version: 5, frame: [], base: 2)]] {
+        for broken in [[CommitEntry.patch(3), .patch(2)], [.patch(2), .patch(4)], [CommitEntry(version: 5, patch: [], base: 2)]] {
             let error = await #expect(throws: RedisError.self) {
                 try await store.commit(lease, epoch: "e1", expected: 1, entries: broken)
             }
@@ -53,7 +53,7 @@ struct CommitTests {
         #expect(new.generation > old.generation)
 
         // The old owner wakes up and tries to commit version 2: refused, nothing written.
-        let stale = try await cluster.store(a).commit(old, epoch: "e1", expected: 1, entries: [CommitEntry(version: 2, frame: Array("fork".utf8))])
+        let stale = try await cluster.store(a).commit(old, epoch: "e1", expected: 1, entries: [CommitEntry(version: 2, patch: Array("fork".utf8))])
         guard case .lostLease(let holder) = stale else {
             Issue.record("a stale owner committed: \(stale)")
             return
@@ -64,7 +64,7 @@ struct CommitTests {
         #expect(try await cluster.store(b).history(of: "counter/x", epoch: "e1", after: 0) == .held(
             try #require(try await cluster.store(b).load("counter/x")).tail
         ))
-        let frames = try await cluster.store(b).load("counter/x")?.tail.map(\.frame)
+        let frames = try await cluster.store(b).load("counter/x")?.tail.map(\.patch)
         #expect(frames == [patchFrame(1), patchFrame(2)])
         await cluster.stop()
     }
@@ -75,7 +75,7 @@ struct CommitTests {
         let lease = try await cluster.own("counter/x", a)
         let store = cluster.store(a)
         #expect(try await store.commit(lease, epoch: "e1", expected: 0, entries: [.patch(1), .patch(2), .patch(3)]) == .committed(version: 3))
-        let burst = CommitEntry(version: 6, frame: Array("merged 4-6".utf8), base: 3)
+        let burst = CommitEntry(version: 6, patch: Array("merged 4-6".utf8), base: 3)
         #expect(try await store.commit(lease, epoch: "e1", expected: 3, entries: [burst]) == .committed(version: 6))
         guard case .held(let all) = try await store.history(of: "counter/x", epoch: "e1", after: 0) else {
             Issue.record("the history after 0 is not held")
@@ -83,7 +83,7 @@ struct CommitTests {
         }
         #expect(all.map(\.version) == [1, 2, 3, 6])
         #expect(all.map(\.base) == [nil, nil, nil, 3])
-        #expect(all.map(\.frame) == [patchFrame(1), patchFrame(2), patchFrame(3), Array("merged 4-6".utf8)])
+        #expect(all.map(\.patch) == [patchFrame(1), patchFrame(2), patchFrame(3), Array("merged 4-6".utf8)])
         #expect(try await store.history(of: "counter/x", epoch: "e1", after: 3) == .held([all[3]]))
         // A client at version 4 cannot apply a frame based on 3.
         #expect(try await store.history(of: "counter/x", epoch: "e1", after: 4) == .notHeld(epoch: "e1", version: 6))
@@ -97,7 +97,7 @@ struct CommitTests {
         let store = cluster.store(a)
         let bytes: [UInt8] = [0x00, 0xFF, 0xFE, 0x0A, 0x22, 0xC3, 0x28, 0x00]
         let entry = CommitEntry(
-            version: 1, frame: bytes, actionID: "4b1c-9e", reply: Array("{\"type\":\"ack\",\"version\":0}".utf8),
+            version: 1, patch: bytes, actionID: "4b1c-9e", reply: Array("{\"type\":\"ack\",\"version\":0}".utf8),
             replyTo: [0x6E, 0x00, 0x01]
         )
         #expect(try await store.commit(lease, epoch: "e1", expected: 0, entries: [entry]) == .committed(version: 1))
@@ -106,7 +106,7 @@ struct CommitTests {
             return
         }
         #expect(entries.count == 1)
-        #expect(entries.first?.frame == bytes)
+        #expect(entries.first?.patch == bytes)
         #expect(entries.first?.epoch == "e1")
         #expect(entries.first?.actionID == "4b1c-9e")
         #expect(entries.first?.reply == entry.reply)
@@ -129,7 +129,7 @@ struct CommitTests {
             return
         }
         #expect(kept.map(\.version) == [8, 9, 10, 11, 12])
-        #expect(kept.map(\.frame) == (8...12).map(patchFrame))
+        #expect(kept.map(\.patch) == (8...12).map(patchFrame))
         #expect(try await store.history(of: "counter/x", epoch: "e1", after: 6) == .notHeld(epoch: "e1", version: 12))
         #expect(try await store.history(of: "counter/x", epoch: "e1", after: 0) == .notHeld(epoch: "e1", version: 12))
         #expect(try await store.history(of: "counter/x", epoch: "e1", after: 12) == .held([]))

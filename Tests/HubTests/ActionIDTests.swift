@@ -24,11 +24,11 @@ struct ActionIDTests {
         try await withHub { hub, server in
             let client = try await prepared(server, "doc/dedupe")
             try await client.send(append("doc/dedupe", 7, id: "a-1", ref: "first"))
-            #expect(try await client.nextText() == #"{"type":"ack","reactor":"doc/dedupe","ref":"first","version":1}"#)
+            #expect(try await client.nextText() == #"{"type":"ack","reactor":"doc/dedupe","ref":"first","version":1,"applied":2}"#)
             #expect(try await client.next()["version"] == 2)
             try await client.send(append("doc/dedupe", 7, id: "a-1", ref: "again"))
             #expect(try await client.nextText()
-                == #"{"type":"ack","reactor":"doc/dedupe","ref":"again","version":1,"duplicate":true}"#)
+                == #"{"type":"ack","reactor":"doc/dedupe","ref":"again","version":1,"applied":2,"duplicate":true}"#)
             await client.expectSilence()
             // A second connection (a reconnect) resending the id: still not applied.
             let other = try await server.connect()
@@ -37,7 +37,7 @@ struct ActionIDTests {
             #expect(snapshot["state"] == .object(["list": [7]]))
             try await other.send(append("doc/dedupe", 7, id: "a-1", ref: "9"))
             #expect(try await other.nextText()
-                == #"{"type":"ack","reactor":"doc/dedupe","ref":"9","version":1,"duplicate":true}"#)
+                == #"{"type":"ack","reactor":"doc/dedupe","ref":"9","version":1,"applied":2,"duplicate":true}"#)
             await other.expectSilence()
             let rendered = hub.renderMetrics()
             #expect(rendered.contains(#"reactorhub_actions_total{kind="doc",result="duplicate"} 2"#))

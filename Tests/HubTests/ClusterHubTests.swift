@@ -88,13 +88,13 @@ struct ClusterHubTests {
 
             try await follower.send(#"{"type":"action","reactor":"doc/c","action":{"type":"set","path":"/a","value":1},"ref":"f1"}"#)
             let first = try await nextText(follower)
-            #expect(first == #"{"type":"ack","reactor":"doc/c","ref":"f1","version":0}"#)
+            #expect(first == #"{"type":"ack","reactor":"doc/c","ref":"f1","version":0,"applied":1}"#)
             let patch = #"{"type":"patch","reactor":"doc/c","version":1,"patch":[{"op":"add","path":"/a","value":1}]}"#
             #expect(try await nextText(follower) == patch)
             #expect(try await nextText(owner) == patch)
 
             try await owner.send(#"{"type":"action","reactor":"doc/c","action":{"type":"emit","name":"hi"},"ref":"o1"}"#)
-            #expect(try await nextText(owner) == #"{"type":"ack","reactor":"doc/c","ref":"o1","version":1}"#)
+            #expect(try await nextText(owner) == #"{"type":"ack","reactor":"doc/c","ref":"o1","version":1,"applied":1}"#)
             let pulse = #"{"type":"pulse","reactor":"doc/c","version":1,"name":"event","value":{"name":"hi","value":null}}"#
             #expect(try await nextText(owner) == pulse)
             #expect(try await nextText(follower) == pulse)
@@ -103,11 +103,11 @@ struct ClusterHubTests {
             // An id answered through one node is a duplicate through the other.
             let add = #"{"type":"action","reactor":"doc/c","action":{"type":"set","path":"/b","value":2},"id":"same","ref":"#
             try await follower.send(add + "1}")
-            #expect(try await nextText(follower) == #"{"type":"ack","reactor":"doc/c","ref":1,"version":1}"#)
+            #expect(try await nextText(follower) == #"{"type":"ack","reactor":"doc/c","ref":1,"version":1,"applied":2}"#)
             #expect(try await follower.next(timeout: 60)["version"] == 2)
             #expect(try await owner.next(timeout: 60)["version"] == 2)
             try await owner.send(add + "2}")
-            #expect(try await nextText(owner) == #"{"type":"ack","reactor":"doc/c","ref":2,"version":1,"duplicate":true}"#)
+            #expect(try await nextText(owner) == #"{"type":"ack","reactor":"doc/c","ref":2,"version":1,"applied":2,"duplicate":true}"#)
             // An action its reactor refuses: the error comes back through the log.
             try await follower.send(#"{"type":"action","reactor":"doc/c","action":{"type":"remove","path":"/nope"},"ref":"bad"}"#)
             let refused = try await follower.next(timeout: 60)
@@ -133,7 +133,7 @@ struct ClusterHubTests {
             _ = try await ann.join("doc/p")
             // A ref written as 1E2 comes back as 1E2, here and through the other node.
             try await ann.send(#"{"type":"presence","reactor":"doc/p","state":{"cursor":3},"ref":1E2}"#)
-            #expect(try await nextText(ann) == #"{"type":"ack","reactor":"doc/p","ref":1E2,"version":0}"#)
+            #expect(try await nextText(ann) == #"{"type":"ack","reactor":"doc/p","ref":1E2,"version":0,"applied":0}"#)
             let annEntry: JSONValue = .object(["user": .null, "state": .object(["cursor": 3])])
             #expect(try await nextPresence(ann)["joins"] == .object([.init(ann.session): annEntry]))
             // Written to Redis (asynchronously): then a node joining the instance reads it.
@@ -146,7 +146,7 @@ struct ClusterHubTests {
             #expect(snapshot["presence"] == .object([.init(ann.session): annEntry]))
 
             try await bob.send(#"{"type":"action","reactor":"doc/p","action":{"type":"set","path":"/a","value":1},"ref":1E2}"#)
-            #expect(try await nextText(bob) == #"{"type":"ack","reactor":"doc/p","ref":1E2,"version":0}"#)
+            #expect(try await nextText(bob) == #"{"type":"ack","reactor":"doc/p","ref":1E2,"version":0,"applied":1}"#)
             try await bob.send(#"{"type":"presence","reactor":"doc/p","state":{"cursor":9}}"#)
             let bobEntry: JSONValue = .object(["user": .null, "state": .object(["cursor": 9])])
             let joined = try await nextPresence(ann)
@@ -199,7 +199,7 @@ struct ClusterHubTests {
             // The new owner read back the ids the former one remembered.
             try await follower.send(#"{"type":"action","reactor":"doc/h","action":{"type":"set","path":"/n","value":1},"id":"kept","ref":"again"}"#)
             let duplicate = try await follower.nextText(timeout: 60)
-            #expect(duplicate == #"{"type":"ack","reactor":"doc/h","ref":"again","version":0,"duplicate":true}"#)
+            #expect(duplicate == #"{"type":"ack","reactor":"doc/h","ref":"again","version":0,"applied":1,"duplicate":true}"#)
             await follower.expectSilence()
             #expect(nodes[1].cluster.render(text: true).contains("reactorhub_cluster_owned_instances 1"))
             let late = try await nodes[1].connect()

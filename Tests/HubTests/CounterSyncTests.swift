@@ -36,7 +36,7 @@ struct CounterSyncTests {
             #expect(!epoch.isEmpty)
 
             try await client.send(#"{"type":"action","reactor":"counter/seq","action":"increase","ref":"a"}"#)
-            #expect(try await client.nextText() == #"{"type":"ack","reactor":"counter/seq","ref":"a","version":0}"#)
+            #expect(try await client.nextText() == #"{"type":"ack","reactor":"counter/seq","ref":"a","version":0,"applied":1}"#)
             #expect(try await client.nextText()
                 == #"{"type":"patch","reactor":"counter/seq","version":1,"patch":[{"op":"replace","path":"/isLoading","value":true}]}"#)
             #expect(try await client.nextText()
@@ -76,8 +76,8 @@ struct CounterSyncTests {
                 #"{"type":"patch","reactor":"counter/overlap","version":4,"patch":[{"op":"replace","path":"/value","value":2}]}"#,
                 #"{"type":"pulse","reactor":"counter/overlap","version":4,"name":"alertMessage","value":"increased!"}"#,
             ]
-            let firstAck = #"{"type":"ack","reactor":"counter/overlap","ref":1,"version":0}"#
-            let secondAck = #"{"type":"ack","reactor":"counter/overlap","ref":2,"version":1}"#
+            let firstAck = #"{"type":"ack","reactor":"counter/overlap","ref":1,"version":0,"applied":1}"#
+            let secondAck = #"{"type":"ack","reactor":"counter/overlap","ref":2,"version":1,"applied":1}"#
             var received: [String] = []
             for _ in 0..<(expected.count + 2) {
                 received.append(try await client.nextText())

@@ -24,7 +24,7 @@ struct ExactRepliesTests {
             try await client.send(#"{"type":"join","reactor":"doc/refs","ref":1.0E+2}"#)
             #expect(try await client.nextText().hasPrefix(#"{"type":"snapshot","reactor":"doc/refs","ref":1.0E+2,"#))
             try await client.send(#"{"type":"action","reactor":"doc/refs","action":{"type":"set","path":"/a","value":1},"ref":"\u0061"}"#)
-            #expect(try await client.nextText() == #"{"type":"ack","reactor":"doc/refs","ref":"\u0061","version":0}"#)
+            #expect(try await client.nextText() == #"{"type":"ack","reactor":"doc/refs","ref":"\u0061","version":0,"applied":1}"#)
             _ = try await client.next()
             try await client.send(#"{"type":"action","reactor":"doc/refs","action":"jump","ref":1e0}"#)
             #expect(try await client.nextText().hasPrefix(#"{"type":"error","ref":1e0,"code":"unknown_action","#))

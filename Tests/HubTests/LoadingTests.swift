@@ -62,7 +62,7 @@ struct LoadingTests {
             try await other.pingPong(ref: "o1")
             try await other.join("doc/fast")
             try await other.send(#"{"type":"action","reactor":"doc/fast","action":{"type":"set","path":"/a","value":1},"ref":"s"}"#)
-            #expect(try await other.next() == .object(["type": "ack", "reactor": "doc/fast", "ref": "s", "version": 0]))
+            #expect(try await other.next() == .object(["type": "ack", "reactor": "doc/fast", "ref": "s", "version": 0, "applied": 1]))
             #expect(try await other.next()["version"] == 1)
             #expect(try await waiting.next() == .object(["type": "pong", "ref": "p"]))
             #expect(!store.isReleased)

@@ -27,7 +27,7 @@ struct ResumeTests {
 
             let back = try await server.connect()
             try await back.send(#"{"type":"join","reactor":"counter/resume","ref":"r","since":{"epoch":"\#(epoch)","version":0}}"#)
-            #expect(try await back.nextText() == #"{"type":"resumed","reactor":"counter/resume","ref":"r","epoch":"\#(epoch)","version":0}"#)
+            #expect(try await back.nextText() == #"{"type":"resumed","reactor":"counter/resume","ref":"r","epoch":"\#(epoch)","version":0,"presence":{}}"#)
             var state: JSONValue = .object(["value": 0, "isLoading": false])
             for version in 1...6 {
                 let patch = try await back.next()

@@ -111,7 +111,7 @@ def test_state_prints_one_snapshot_and_exits(hub):
 def test_send_prints_the_ack_and_the_state_moves(hub):
     result = cli("send", hub.url, "counter/cli-send", "increase")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "ack: counter/cli-send accepted the action at version 0"
+    assert result.stdout.strip() == "ack: counter/cli-send accepted the action at version 0, applied at 1"
     # The counter's increase ends after its delay (50 ms): read until it has (isLoading
     # true, value 1, isLoading false are versions 1 to 3), however loaded the machine is.
     deadline = time.monotonic() + 30
@@ -125,7 +125,7 @@ def test_send_prints_the_ack_and_the_state_moves(hub):
 
     added = cli("send", hub.url, "todo/cli-send", '{"type":"add","title":"Buy milk"}', "--json")
     assert added.returncode == 0, added.stderr
-    assert json.loads(added.stdout) == {"type": "ack", "reactor": "todo/cli-send", "version": 0}
+    assert json.loads(added.stdout) == {"type": "ack", "reactor": "todo/cli-send", "version": 0, "applied": 1}
     items = json.loads(cli("state", hub.url, "todo/cli-send", "--json").stdout)["state"]["items"]
     assert [item["title"] for item in items] == ["Buy milk"]
 

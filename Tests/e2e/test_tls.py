@@ -48,7 +48,7 @@ def test_the_daemon_says_https_and_serves_wss_with_a_verified_certificate(daemon
         ws.send(json.dumps({"type": "join", "reactor": "doc/tls", "ref": 1}))
         assert json.loads(ws.recv(15))["type"] == "snapshot"
         ws.send(json.dumps({"type": "action", "reactor": "doc/tls", "action": {"type": "set", "path": "/s", "value": "wss"}, "ref": 2}))
-        assert json.loads(ws.recv(15)) == {"type": "ack", "reactor": "doc/tls", "ref": 2, "version": 0}
+        assert json.loads(ws.recv(15)) == {"type": "ack", "reactor": "doc/tls", "ref": 2, "version": 0, "applied": 1}
         patch = json.loads(ws.recv(15))
         assert (patch["type"], patch["version"], patch["patch"]) == ("patch", 1, [{"op": "add", "path": "/s", "value": "wss"}])
     assert http("GET", f"{hub.http_url}/healthz") == (200, "ok\n")

@@ -47,12 +47,12 @@ extension ReactorRuntime {
     @inline(__always)
     private func process(_ item: RuntimeItem<R>) {
         switch item {
-        case .action(let action, let completion, let admit):
+        case .action(let action, let completion, let admit, let applied):
             if let admit, !admit() {
                 completion?(.withdrawn)
                 return
             }
-            handle(action, completion: completion)
+            handle(action, completion: completion, applied: applied)
         case .mutation(let mutation, let id, let resume):
             if let operation = machine.operations[id], !operation.isCompleted, !operation.scope.isCancelled {
                 apply(mutation)
@@ -73,9 +73,10 @@ extension ReactorRuntime {
     }
 
     @inline(__always)
-    private func handle(_ action: R.Action, completion: (@Sendable (ActionOutcome) -> Void)?) {
+    private func handle(_ action: R.Action, completion: (@Sendable (ActionOutcome) -> Void)?, applied: (@Sendable () -> Void)?) {
         guard !stubEnabled.load(ordering: .acquiring) else {
             completion?(.accepted)
+            applied?()
             return
         }
         let action = reactor.transform(action: action)
@@ -93,6 +94,7 @@ extension ReactorRuntime {
         }
         completion?(.accepted)
         start(effect, for: action)
+        applied?()
     }
 
     /// Transforms and reduces one mutation, then publishes the transformed state.

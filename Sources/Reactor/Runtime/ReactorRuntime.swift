@@ -121,6 +121,22 @@ public final class ReactorRuntime<R: Reactor>: Sendable {
         submit(action, completion: completion, admit: admit)
     }
 
+    /// Queues `action` as `send(_:admit:completion:)` does (`admit` nil: always admitted),
+    /// and calls `applied` in the serial context once the action's immediate mutations have
+    /// been reduced: those its effect emits at once, before any delay or asynchronous work
+    /// (a `.just`, the synchronous parts of a `.concat`). `applied` runs after `completion`
+    /// and before anything else is processed; it is not called for an action that was
+    /// refused, failed or withdrawn. A host uses it to say which state version first
+    /// includes the action (PROTOCOL.md "Acks", `applied`).
+    public func send(
+        _ action: R.Action,
+        admit: (@Sendable () -> Bool)?,
+        completion: @escaping @Sendable (ActionOutcome) -> Void,
+        applied: @escaping @Sendable () -> Void
+    ) {
+        submit(action, completion: completion, admit: admit, applied: applied)
+    }
+
     /// Whether a timer or an effect task is still in flight.
     public var hasEffectsInFlight: Bool {
         inbox.hasPendingOperations
@@ -147,13 +163,17 @@ public final class ReactorRuntime<R: Reactor>: Sendable {
     }
 
     @inline(__always)
-    private func submit(_ action: R.Action, completion: (@Sendable (ActionOutcome) -> Void)?, admit: (@Sendable () -> Bool)? = nil) {
+    private func submit(
+        _ action: R.Action, completion: (@Sendable (ActionOutcome) -> Void)?, admit: (@Sendable () -> Bool)? = nil,
+        applied: (@Sendable () -> Void)? = nil
+    ) {
         if stubEnabled.load(ordering: .acquiring) {
             stubActions.withLock { $0.append(action) }
             completion?(.accepted)
+            applied?()
             return
         }
-        enqueue(.action(action, completion: completion, admit: admit))
+        enqueue(.action(action, completion: completion, admit: admit, applied: applied))
     }
 
     /// Queues `item`, starting a drain if the serial context was idle; false if the runtime is

@@ -1,6 +1,9 @@
 /// One unit of work for a runtime's serial context.
 enum RuntimeItem<R: Reactor>: Sendable {
-    case action(R.Action, completion: (@Sendable (ActionOutcome) -> Void)?, admit: (@Sendable () -> Bool)?)
+    /// `applied`: called once the action's immediate mutations are reduced (accepted ones only).
+    case action(
+        R.Action, completion: (@Sendable (ActionOutcome) -> Void)?, admit: (@Sendable () -> Bool)?, applied: (@Sendable () -> Void)?
+    )
     /// A mutation sent by an effect task, resumed once reduced.
     case mutation(R.Mutation, operation: Int, resume: UnsafeContinuation<Void, Never>)
     case timerFired(operation: Int)
@@ -12,7 +15,7 @@ enum RuntimeItem<R: Reactor>: Sendable {
     /// Releases whoever waits on an item that will never be processed.
     func abandon() {
         switch self {
-        case .action(_, let completion, _):
+        case .action(_, let completion, _, _):
             completion?(.failed("the reactor runtime was released"))
         case .mutation(_, _, let resume):
             resume.resume()

@@ -147,7 +147,9 @@ extension ClientEngine {
 
     private func onAck(_ object: JSONObject, ref: Int?) {
         guard let ref, let action = ledger.answer(ref: ref) else { return }
-        let ack = ActionAck(version: object["version"]?.intValue ?? 0, duplicate: object["duplicate"]?.boolValue ?? false)
+        let ack = ActionAck(
+            version: object["version"]?.intValue ?? 0, applied: object["applied"]?.intValue, duplicate: object["duplicate"]?.boolValue ?? false
+        )
         actionWaiters.removeValue(forKey: action.id)?.resume(returning: .success(ack))
     }
 

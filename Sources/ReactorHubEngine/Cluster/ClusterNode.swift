@@ -127,7 +127,7 @@ public final class ClusterNode: Service, Sendable {
             await stopping.wait()
             group.cancelAll()
         }
-        await handOver()
+        // The leases were handed over by the hub's drain (`handOver`), which runs first.
         if let reading = reading.withLock({ $0 }) {
             reading.cancel()
             await reading.value
@@ -149,7 +149,7 @@ public final class ClusterNode: Service, Sendable {
     /// lease, so that another node takes it at once (SIGTERM). Forwarded actions are
     /// answered `overloaded` from now on.
     public func handOver() async {
-        draining.store(true, ordering: .relaxed)
+        guard !draining.exchange(true, ordering: .relaxed) else { return }
         let owned = replicas.withLock { Array($0.values) }.filter(\.isOwned)
         await withTaskGroup(of: Void.self) { group in
             for replica in owned {

@@ -13,7 +13,7 @@ extension ReplicaInstance {
             var stored = try await node.store.load(addressText)
             let lostData = stored == nil || stored?.isComplete == false
             if lostData {
-                let (state, version) = view.withLock { ($0.state, $0.version) }
+                let (state, version) = view.contents.withLock { ($0.state, $0.version) }
                 let epoch = Epoch.make()
                 let outcome = try await node.store.startEpoch(lease, epoch: epoch, version: version, state: Self.text(state))
                 guard case .committed = outcome else { throw RedisError(.unexpectedReply, "start epoch: \(outcome)") }
@@ -22,28 +22,32 @@ extension ReplicaInstance {
             }
             guard let stored, let snapshot = stored.snapshot else { throw RedisError(.unexpectedReply, "nothing to take over") }
             var committed = try JSONParser().parse(snapshot.state)
-            for entry in stored.tail where entry.isPatch {
-                guard let patch = LoggedPatch(entry, address: addressText) else { continue }
-                committed = try JSONPatch.apply(patch.operations, to: committed)
+            for entry in stored.tail {
+                guard let patch = entry.patch else { continue }
+                committed = try JSONPatch.apply(JSONParser().parse(patch), to: committed)
             }
             var state = try JSONValueDecoder().decode(R.State.self, from: committed)
             if let adjust { state = adjust(state) }
             let remembered = try await node.store.rememberedIDs(in: addressText)
-            let owned = try OwnedRuntime(
-                address: address, reactor: make(), state: state, committedState: committed, version: stored.version,
-                lease: lease, epoch: stored.epoch, node: node, context: context
-            ) { [weak self] lost in
-                self?.leaseLost(lost.lease)
-                self?.node.heartbeat.drop(lost.lease)
-            }
-            owned.restore(remembered)
             guard !ended.load(ordering: .relaxed) else {
                 await node.release(lease)
                 return
             }
-            // Observing before any action can reach it: no change may go unpublished.
-            owned.start(committed: stored.version, snapshotVersion: snapshot.version)
-            role.withLock { $0 = .owner(owned) }
+            let log = RedisLog(
+                address: addressText, lease: lease, epoch: stored.epoch, version: stored.version, snapshotVersion: snapshot.version,
+                node: node, logger: logger
+            ) { [weak self, node] in
+                self?.leaseLost(lease)
+                node.heartbeat.drop(lease)
+            }
+            let owner = InstanceOwner(
+                address: view.address, reactor: make(), restored: state, committed: committed, version: stored.version,
+                context: context, log: log
+            )
+            owner.remember(remembered.map { ($0.id, $0.reply, $0.age) })
+            // Started before any action can reach it: no change may go unpublished.
+            try owner.start()
+            role.withLock { $0 = .owner(owner, log) }
             holder.withLock { $0 = node.id }
             node.metrics.ownerships.increment()
             logger.info(
@@ -60,8 +64,8 @@ extension ReplicaInstance {
     /// Sends each action, in arrival order, to the owner: its runtime here, or its inbox.
     func forwardLoop() async {
         while let actions = await forwards.next() {
-            if case .owner(let owned) = role.withLock({ $0 }) {
-                for action in actions { owned.dispatch(action) }
+            if case .owner(let owner, _) = role.withLock({ $0 }) {
+                for action in actions { apply(action, on: owner) }
                 continue
             }
             await forward(actions)
@@ -91,16 +95,17 @@ extension ReplicaInstance {
             holder.withLock { $0 = nil }
         }
         if acceptAll(actions) { return }
+        let reason = node.unavailableReason == nil
+            ? "\(view.address) has no owner yet (a node is taking it over); retry"
+            : "\(view.address) cannot take actions now: this node's link to Redis is down; retry"
         for action in actions {
-            node.answer(action.replyTo, ServerMessage.error(
-                ProtocolError(.overloaded, "\(address) has no owner yet (a node is taking it over); retry"), ref: action.ref
-            ).withBytes { Array($0) })
+            node.answer(action.replyTo, ServerMessage.error(ProtocolError(.overloaded, reason), ref: action.ref).withBytes { Array($0) })
         }
     }
 
     private func acceptAll(_ actions: [ForwardedAction]) -> Bool {
-        guard case .owner(let owned) = role.withLock({ $0 }) else { return false }
-        for action in actions { owned.dispatch(action) }
+        guard case .owner(let owner, _) = role.withLock({ $0 }) else { return false }
+        for action in actions { apply(action, on: owner) }
         return true
     }
 }

@@ -1,6 +1,5 @@
 import ReactorHubProtocol
 import ReactorHubRedis
-import Dispatch
 import ReactorHubJSON
 import ReactorHubWebSocketServer
 
@@ -37,9 +36,7 @@ struct RemotePresence: Sendable {
 extension ReplicaInstance {
     func setPresence(_ output: ConnectionOutput, user: String?, state: [UInt8]?, ref: Ref?) {
         let session = node.session(output.id)
-        let change = presence.set(session, user: user, state: state)
-        if change.scheduleBroadcast { schedulePresenceBroadcast() }
-        if change.changed {
+        if view.setPresence(session, user: user, state: state) {
             if let state {
                 presenceWrites.yield(.set(session: session, entry: Self.entry(user: user, state: state)))
             } else {
@@ -47,17 +44,15 @@ extension ReplicaInstance {
             }
         }
         if let ref {
-            let version = view.withLock { $0.version }
-            context.delivery.send(.reply(ServerMessage.ack(addressText, ref: ref, version: version)), to: output)
+            let version = view.position.version
+            view.reply(ServerMessage.ack(addressText, ref: ref, version: version, applied: version), to: output)
         }
     }
 
     /// A local connection left or closed: its entry leaves, here and in Redis.
     func clearPresence(of id: ConnectionID) {
         let session = node.session(id)
-        let change = presence.set(session, user: nil, state: nil)
-        guard change.changed else { return }
-        if change.scheduleBroadcast { schedulePresenceBroadcast() }
+        guard view.setPresence(session, user: nil, state: nil) else { return }
         presenceWrites.yield(.remove(session: session))
     }
 
@@ -72,9 +67,7 @@ extension ReplicaInstance {
             if decoded == nil { remote.sessions[notice.session] = nil } else { remote.sessions[notice.session] = notice.node }
             if remote.reading { remote.noticed.insert(notice.session) }
         }
-        if presence.set(notice.session, user: decoded?.user, state: decoded?.state).scheduleBroadcast {
-            schedulePresenceBroadcast()
-        }
+        view.setPresence(notice.session, user: decoded?.user, state: decoded?.state)
     }
 
     /// Reads every node's entries and makes the room's remote entries match: new ones
@@ -110,12 +103,12 @@ extension ReplicaInstance {
             for (session, entry) in joins { remote.sessions[session] = entry.node }
             return (joins, leaves)
         }
-        var schedule = false
-        for (session, entry) in joins where presence.set(session, user: entry.user, state: entry.state).scheduleBroadcast {
-            schedule = true
+        for (session, entry) in joins {
+            view.setPresence(session, user: entry.user, state: entry.state)
         }
-        for session in leaves where presence.set(session, user: nil, state: nil).scheduleBroadcast { schedule = true }
-        if schedule { schedulePresenceBroadcast() }
+        for session in leaves {
+            view.setPresence(session, user: nil, state: nil)
+        }
     }
 
     /// Writes this node's changes in order, the last of each session's run only.
@@ -136,19 +129,6 @@ extension ReplicaInstance {
                     logger.warning("presence not written", metadata: ["session": session, "error": error.message])
                 }
             }
-        }
-    }
-
-    private func schedulePresenceBroadcast() {
-        DispatchQueue.global().asyncAfter(deadline: .now() + ReactorInstance<R>.presenceWindow) { [weak self] in
-            self?.broadcastPresence()
-        }
-    }
-
-    private func broadcastPresence() {
-        view.withLock { view in
-            guard let frame = presence.takeBroadcast(addressText) else { return }
-            context.delivery.send([.presence(stream, frame)], to: view.subscribers)
         }
     }
 

@@ -1,40 +1,22 @@
-import ReactorHubProtocol
-import ReactorHubRedis
+import ReactorHubWebSocketServer
 import ReactorHubJSON
 import ReactorHubLocking
 import ReactorHubLogging
+import ReactorHubProtocol
+import ReactorHubRedis
 import Reactor
 import Synchronization
-import ReactorHubWebSocketServer
 
-/// A clustered instance as the hub sees it, on every node: a replica of the committed log
-/// (state, version, history) that serves this node's subscribers, plus, on the one node
-/// that holds the instance's lease, the runtime that applies actions (`OwnedRuntime`).
+/// A clustered instance as the hub sees it, on every node: the engine's one view, fed by
+/// the committed entries of the instance's Redis log (its channel, gaps repaired from the
+/// stream), plus, on the one node that holds the lease, the engine's one owner writing to
+/// that log (`RedisLog`). What is left here is the cluster's own part: reading the log,
+/// leases, forwarding actions to the owner, and presence across nodes.
 ///
-/// Every node, the owner too, delivers from the committed log only (the instance's channel,
-/// gaps repaired from the stream), so the owner moving between nodes changes nothing for
-/// subscribers: same epoch, same versions, same frames. Actions go to the owner: to its
-/// runtime when it is here, through its inbox otherwise; their replies come back in the
-/// log, before the patches they cause.
-///
-/// Threads: joins, leaves and dispatches come from the service thread and touch only
-/// `view` (a lock) and the lanes (non-blocking yields); log entries are applied by one task
+/// Threads: joins, leaves and dispatches come from the service thread and touch only the
+/// view (a lock) and the lanes (non-blocking yields); log entries are applied by one task
 /// (`events`), actions forwarded by another (`forwards`), both serial.
-final class ReplicaInstance<R: Reactor>: ClusterReplica, Sendable where R.Action: Decodable, R.State: Codable {
-    struct View {
-        var subscribers: [ConnectionOutput] = []
-        var epoch = ""
-        var version = 0
-        var state: JSONValue = .object(JSONObject())
-        var stateText: [UInt8]?
-        var history: PatchHistory
-        var position = LogPosition(version: 0, sequence: 0)
-        /// Redis no longer holds the instance (it lost its data): no resume, until a new
-        /// epoch is found.
-        var stale = false
-        var needsRepair = false
-    }
-
+final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendable where R.Action: Decodable, R.State: Codable {
     enum Event: Sendable {
         case entry(LogEntry)
         case repair
@@ -43,45 +25,46 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, Sendable where R.Action
 
     enum Role: Sendable {
         case follower
-        case owner(OwnedRuntime<R>)
+        case owner(InstanceOwner<R>, RedisLog)
     }
 
-    let address: ReactorAddress
-    let stream: StreamID
+    let view: InstanceView
     let addressText: String
     let context: ReactorKind.InstanceContext
     let node: ClusterNode
     let make: @Sendable () -> R
     let adjust: (@Sendable (R.State) -> R.State)?
-    let view: Locked<View>
     let role = Locked<Role>(.follower)
     let holder = Locked<String?>(nil)
+    /// The last log entry applied (the apply task's; read by repairs).
+    let position = Locked(LogPosition(version: 0, sequence: 0))
+    /// A read from Redis failed: the next sweep repairs.
+    let needsRepair = Atomic<Bool>(false)
     let taking = Atomic<Bool>(false)
     let ended = Atomic<Bool>(false)
     /// Read from Redis and applying entries (the node's sweeps wait for it).
     let started = Atomic<Bool>(false)
     let events = BatchLane<Event>()
     let forwards = BatchLane<ForwardedAction>()
-    /// Who is here, on every node (PROTOCOL.md "Presence"; `ReplicaInstance+Presence`).
-    let presence: PresenceRoom
     /// This node's presence changes on their way to Redis, in order.
     let presenceWrites = BatchLane<PresenceWrite>()
-    /// The entries of other nodes' sessions held in `presence`.
+    /// The entries of other nodes' sessions held in the view's presence room.
     let remotePresence = Locked(RemotePresence())
 
     init(
         address: ReactorAddress, context: ReactorKind.InstanceContext, node: ClusterNode,
         make: @escaping @Sendable () -> R, adjust: (@Sendable (R.State) -> R.State)?
     ) {
-        self.address = address
-        self.stream = context.stream
         self.addressText = address.description
         self.context = context
         self.node = node
         self.make = make
         self.adjust = adjust
-        self.view = Locked(View(history: PatchHistory(capacity: context.historyCapacity)))
-        self.presence = PresenceRoom(maxListed: context.presenceMaxListed)
+        self.view = InstanceView(
+            address: address, context: context, start: .init(epoch: "", version: 0, state: .object(JSONObject()))
+        ) { [node] to in
+            to.node == node.id ? node.takeReply(to.token)?.output : nil
+        }
     }
 
     var logger: Logger { context.logger }
@@ -104,16 +87,17 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, Sendable where R.Action
                 guard ContinuousClock.now < deadline else {
                     node.unregister(self)
                     node.subscriber.unsubscribe([node.store.channel(of: addressText)])
-                    throw ProtocolError(.overloaded, "\(address) cannot be served now: the cluster link is down (\(error.message)); retry")
+                    throw ProtocolError(.overloaded, "\(view.address) cannot be served now: Redis is unreachable (\(error.message)); retry")
                 }
                 try? await Task.sleep(for: .milliseconds(50))
             }
         }
         var created: Lease?
+        var lastError: (any Error)?
         while true {
             do {
                 if let fetched = try await fetch() {
-                    view.withLock { fetched.install(into: &$0) }
+                    install(fetched)
                     break
                 }
                 if created == nil, case .acquired(let lease) = try await node.leases.acquire(addressText) {
@@ -125,19 +109,23 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, Sendable where R.Action
                     continue
                 }
             } catch {
+                lastError = error
                 logger.debug("instance not readable yet", metadata: ["error": "\(error)"])
             }
             guard ContinuousClock.now < deadline else {
                 if let created { await node.release(created) }
                 node.unregister(self)
                 node.subscriber.unsubscribe([node.store.channel(of: addressText)])
-                throw ProtocolError(.overloaded, "\(address) has no owner yet and could not be read from the cluster; retry")
+                if let redisError = lastError as? RedisError, redisError.code != .reply {
+                    throw ProtocolError(.overloaded, "\(view.address) cannot be read: Redis is unreachable (\(redisError.message)); retry")
+                }
+                throw ProtocolError(.overloaded, "\(view.address) has no owner yet and could not be read from the cluster; retry")
             }
             try? await Task.sleep(for: .milliseconds(50))
         }
         // The other nodes' entries, before the first snapshot; notices queue meanwhile.
         await reconcilePresence()
-        _ = presence.takeBroadcast(addressText)  // nobody has joined yet: the snapshots carry them
+        _ = view.presence.takeBroadcast(addressText)  // nobody has joined yet: the snapshots carry them
         started.store(true, ordering: .relaxed)
         Task { [self] in await applyLoop() }
         Task { [self] in await forwardLoop() }
@@ -157,12 +145,8 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, Sendable where R.Action
 
     // MARK: HubInstance (service thread)
 
-    var subscriberCount: Int {
-        view.withLock { $0.subscribers.count }
-    }
-
     var isIdle: Bool {
-        if case .owner(let owned) = role.withLock({ $0 }) { return owned.isIdle }
+        if case .owner(let owner, _) = role.withLock({ $0 }) { return owner.isIdle }
         return true
     }
 
@@ -175,56 +159,11 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, Sendable where R.Action
         return false
     }
 
-    func join(_ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?) {
-        view.withLock { view in
-            let wasSubscribed = view.subscribers.contains { $0 === output }
-            if !wasSubscribed { view.subscribers.append(output) }
-            if let since, !wasSubscribed, !view.stale, since.epoch == view.epoch, since.version <= view.version,
-               let missed = view.history.frames(after: since.version, current: view.version)
-            {
-                let resumed = ServerMessage.resumed(
-                    addressText, ref: ref, epoch: view.epoch, version: since.version, extra: presence.snapshotMembers()
-                )
-                context.delivery.send([Outgoing.snapshot(stream, resumed)] + missed.map { .patch(stream, $0) }, to: [output])
-                context.metrics.resumes.increment("resumed")
-                return
-            }
-            if since != nil { context.metrics.resumes.increment("snapshot") }
-            context.metrics.snapshots.increment("join")
-            context.delivery.send(.snapshot(stream, snapshot(&view, ref: ref)), to: output)
-        }
-    }
-
     @discardableResult
     func leave(_ id: ConnectionID) -> Bool {
-        let left = view.withLock { view in
-            guard let index = view.subscribers.firstIndex(where: { $0.id == id }) else { return false }
-            view.subscribers.remove(at: index)
-            return true
-        }
+        let left = view.leave(id)
         if left { clearPresence(of: id) }
         return left
-    }
-
-    func resync(_ id: ConnectionID) {
-        view.withLock { view in
-            guard let output = view.subscribers.first(where: { $0.id == id }) else { return }
-            context.metrics.snapshots.increment("resync")
-            context.delivery.send(.snapshot(stream, snapshot(&view, ref: nil)), to: output)
-        }
-    }
-
-    func snapshot(_ view: inout View, ref: Ref?) -> OutboundMessage {
-        let text: [UInt8]
-        if let cached = view.stateText {
-            text = cached
-        } else {
-            text = Self.text(view.state)
-            view.stateText = text
-        }
-        return ServerMessage.snapshot(
-            addressText, ref: ref, epoch: view.epoch, version: view.version, state: text, extra: presence.snapshotMembers()
-        )
     }
 
     func dispatch(
@@ -233,7 +172,7 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, Sendable where R.Action
         do {
             _ = try ActionDecoder().decode(R.Action.self, from: payload)
         } catch {
-            return ProtocolError(error, kind: address.kind)
+            return ProtocolError(error, kind: view.address.kind)
         }
         let token = node.expectReply(PendingReplies.Entry(
             output: output, ref: ref, address: addressText, deadline: .now + node.replyTimeout
@@ -242,36 +181,15 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, Sendable where R.Action
         return nil
     }
 
-    func inspect(history: Int) -> InstanceInspection {
-        view.withLock { view in
-            InstanceInspection(
-                epoch: view.epoch, version: view.version, subscribers: view.subscribers, state: view.state,
-                history: view.history.last(history)
-            )
-        }
-    }
-
     func retire() -> [ConnectionOutput] {
-        view.withLock { view in
-            defer { view.subscribers = [] }
-            return view.subscribers
-        }
-    }
-
-    /// Reset is refused with a cluster (`Hub+AdminAPI`); a replica adopting connections
-    /// subscribes them and sends each a snapshot, as the in-memory instance does.
-    func adopt(_ outputs: [ConnectionOutput]) {
-        view.withLock { view in
-            for output in outputs where !view.subscribers.contains(where: { $0 === output }) {
-                view.subscribers.append(output)
-                context.metrics.snapshots.increment("reset")
-                context.delivery.send(.snapshot(stream, snapshot(&view, ref: nil)), to: output)
-            }
-        }
+        view.retire()
     }
 
     func waitUntilIdle() async {
-        if case .owner(let owned) = role.withLock({ $0 }) { await owned.settle() }
+        if case .owner(let owner, let log) = role.withLock({ $0 }) {
+            await owner.waitUntilIdle()
+            await log.settle()
+        }
     }
 
     func evicted() {
@@ -297,9 +215,20 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, Sendable where R.Action
     }
 
     func accept(_ action: ForwardedAction) -> Bool {
-        guard case .owner(let owned) = role.withLock({ $0 }) else { return false }
-        owned.dispatch(action)
+        guard case .owner(let owner, _) = role.withLock({ $0 }) else { return false }
+        apply(action, on: owner)
         return true
+    }
+
+    /// Hands a forwarded action to the owner here; one that no longer decodes is refused.
+    func apply(_ action: ForwardedAction, on owner: InstanceOwner<R>) {
+        let sender = InstanceOwner<R>.Sender(target: .node(action.replyTo), ref: action.ref)
+        do {
+            owner.dispatch(try ActionDecoder().decode(R.Action.self, from: action.action), from: sender, id: action.id)
+        } catch {
+            context.metrics.action(view.address.kind, "refused")
+            owner.log.appendReply(LoggedReply(message: ServerMessage.error(ProtocolError(error, kind: view.address.kind), ref: action.ref), to: sender.target))
+        }
     }
 
     func forgetHolder() {
@@ -307,23 +236,26 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, Sendable where R.Action
     }
 
     func leaseLost(_ lease: Lease) {
-        let lost = role.withLock { role -> OwnedRuntime<R>? in
-            guard case .owner(let owned) = role, owned.lease == lease else { return nil }
+        let lost = role.withLock { role -> (InstanceOwner<R>, RedisLog)? in
+            guard case .owner(let owner, let log) = role, log.lease == lease else { return nil }
             role = .follower
-            return owned
+            return (owner, log)
         }
-        guard let lost else { return }
-        lost.retire()
+        guard let (owner, log) = lost else { return }
+        owner.retire()
+        log.retire()
         holder.withLock { $0 = nil }
         logger.info("lost ownership", metadata: ["generation": String(lease.generation)])
     }
 
+    /// Commits what the owner has queued, writes a snapshot and releases the lease.
     func handOver() async {
-        guard case .owner(let owned) = role.withLock({ $0 }) else { return }
-        await owned.settle()
-        await owned.handOver()
+        guard case .owner(let owner, let log) = role.withLock({ $0 }) else { return }
+        await owner.waitUntilIdle()
+        await log.handOver()
+        owner.retire()
         role.withLock { role in
-            if case .owner(let current) = role, current === owned { role = .follower }
+            if case .owner(let current, _) = role, current === owner { role = .follower }
         }
         holder.withLock { $0 = nil }
     }
@@ -333,8 +265,7 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, Sendable where R.Action
         guard started.load(ordering: .relaxed) else { return }
         // Other nodes' entries leave when their node stops renewing them (its lease).
         if remotePresence.withLock({ !$0.sessions.isEmpty }) { await reconcilePresence() }
-        let (stale, needsRepair) = view.withLock { ($0.stale, $0.needsRepair) }
-        if stale { events.yield(.reload) } else if needsRepair { events.yield(.repair) }
+        if view.isStale { events.yield(.reload) } else if needsRepair.load(ordering: .relaxed) { events.yield(.repair) }
         guard !ended.load(ordering: .relaxed), !isOwned, !taking.exchange(true, ordering: .relaxed) else { return }
         defer { taking.store(false, ordering: .relaxed) }
         do {

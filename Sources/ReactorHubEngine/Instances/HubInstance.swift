@@ -56,3 +56,31 @@ struct InstanceInspection: Sendable {
     var state: JSONValue
     var history: [PatchFrame]
 }
+
+/// An instance whose subscribers are served by an `InstanceView`: every kind of instance,
+/// single-node or clustered, shows its committed log the same way.
+protocol ViewedInstance: HubInstance {
+    var view: InstanceView { get }
+}
+
+extension ViewedInstance {
+    var address: ReactorAddress { view.address }
+    var stream: StreamID { view.stream }
+    var subscriberCount: Int { view.subscriberCount }
+
+    func join(_ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?) {
+        view.join(output, ref: ref, since: since)
+    }
+
+    func resync(_ id: ConnectionID) {
+        view.resync(id)
+    }
+
+    func adopt(_ outputs: [ConnectionOutput]) {
+        view.adopt(outputs)
+    }
+
+    func inspect(history: Int) -> InstanceInspection {
+        view.inspect(history: history)
+    }
+}

@@ -101,11 +101,10 @@ final class PresenceRoom: Sendable {
         }
     }
 
-    /// `,"presence":{…}`, `,"presenceCount":N`, or nothing when nobody set a presence:
-    /// the members snapshots and `resumed` carry.
+    /// `,"presence":{…}` (`{}` when nobody set a presence) or `,"presenceCount":N`: the
+    /// members every snapshot and `resumed` carry (PROTOCOL.md "Presence").
     func snapshotMembers() -> [UInt8] {
         contents.withLock { contents in
-            guard !contents.entries.isEmpty else { return [] }
             var writer = JSONWriter()
             if contents.entries.count > maxListed {
                 writer.writeRaw(#","presenceCount":"#)

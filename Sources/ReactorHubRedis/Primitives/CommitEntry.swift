@@ -1,30 +1,30 @@
-/// One version to commit: the patch frame clients will receive, and the reply to the action
-/// that caused it when there is one.
+/// One version to commit: its RFC 6902 operations, from which every node writes the same
+/// patch frame, and the reply to the action that caused it when there is one.
 public struct CommitEntry: Sendable, Hashable {
-    /// The version this frame brings the state to.
+    /// The version this patch brings the state to.
     public var version: Int
-    /// The patch frame's bytes, exactly as clients see them.
-    public var frame: [UInt8]
-    /// When the frame spans several versions (a merged burst), the version it applies to.
+    /// The operations, a JSON array.
+    public var patch: [UInt8]
+    /// When the patch spans several versions (a merged burst), the version it applies to.
     public var base: Int?
     /// The action's idempotent id: its reply is remembered for `dedupeWindow`.
     public var actionID: String?
-    /// The reply (the encoded `ack`) delivered to the action's sender before the frame.
+    /// The reply (the encoded `ack`) delivered to the action's sender before the patch.
     public var reply: [UInt8]?
     /// Who the reply is for (the origin node and session), opaque to this module.
     public var replyTo: [UInt8]?
 
-    /// An entry for `version` carrying `frame`.
+    /// An entry for `version` carrying `patch`.
     public init(
         version: Int,
-        frame: [UInt8],
+        patch: [UInt8],
         base: Int? = nil,
         actionID: String? = nil,
         reply: [UInt8]? = nil,
         replyTo: [UInt8]? = nil
     ) {
         self.version = version
-        self.frame = frame
+        self.patch = patch
         self.base = base
         self.actionID = actionID
         self.reply = reply

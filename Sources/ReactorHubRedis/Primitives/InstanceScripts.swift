@@ -51,7 +51,7 @@ enum InstanceScripts {
 
     /// KEYS: lease, meta, log, ids, ids:at.
     /// ARGV: token, epoch, expected version, history size, channel, dedupe ms, dedupe max,
-    /// count, then per entry: version, base, frame, action id, reply, reply-to ('' = none).
+    /// count, then per entry: version, base, patch, action id, reply, reply-to ('' = none).
     /// Each entry must apply to the one before (its base, or version - 1, is the previous
     /// version; the expected one for the first). Appends each entry as `VERSION-0`,
     /// remembers its action id, publishes it, sets
@@ -75,7 +75,7 @@ enum InstanceScripts {
         end
         for i = 0, count - 1 do
           local at = 9 + i * 6
-          local fields = {'epoch', ARGV[2], 'version', ARGV[at], 'frame', ARGV[at + 2]}
+          local fields = {'epoch', ARGV[2], 'version', ARGV[at], 'patch', ARGV[at + 2]}
           if ARGV[at + 1] ~= '' then fields[#fields + 1] = 'base'; fields[#fields + 1] = ARGV[at + 1] end
           if ARGV[at + 3] ~= '' then fields[#fields + 1] = 'id'; fields[#fields + 1] = ARGV[at + 3] end
           if ARGV[at + 4] ~= '' then fields[#fields + 1] = 'reply'; fields[#fields + 1] = ARGV[at + 4] end

@@ -49,7 +49,7 @@ public struct InstanceStore: Sendable {
             arguments += [
                 .int(entry.version),
                 entry.base.map { .int($0) } ?? "",
-                .bytes(entry.frame),
+                .bytes(entry.patch),
                 RedisArgument(entry.actionID ?? ""),
                 .bytes(entry.reply ?? []),
                 .bytes(entry.replyTo ?? []),

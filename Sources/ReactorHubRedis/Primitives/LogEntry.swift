@@ -35,21 +35,21 @@ public struct LogPosition: Sendable, Hashable, Comparable, CustomStringConvertib
 }
 
 /// One entry of an instance's log, as XRANGE reads it and as the instance's channel
-/// publishes it: a committed patch (with the frame clients receive), or a reply to an
+/// publishes it: a committed patch (with its operations), or a reply to an
 /// action that changed nothing (an ack or an error for a forwarded action).
 public struct LogEntry: Sendable, Hashable {
     /// Where the entry sits in the log.
     public var position: LogPosition
     /// The epoch it was committed in.
     public var epoch: String
-    /// The patch frame's bytes, exactly as clients see them; nil for a reply-only entry.
-    public var frame: [UInt8]?
-    /// When the frame spans several versions, the version it applies to.
+    /// The entry's RFC 6902 operations (a JSON array); nil for a reply-only entry.
+    public var patch: [UInt8]?
+    /// When the patch spans several versions, the version it applies to.
     public var base: Int?
     /// The idempotent action id this entry answers, when the action had one.
     public var actionID: String?
     /// The reply to the action that caused this entry (the encoded `ack` or `error`),
-    /// delivered to its sender before the frame.
+    /// delivered to its sender before the patch.
     public var reply: [UInt8]?
     /// Who the reply is for (opaque to this module: the origin node and its session).
     public var replyTo: [UInt8]?
@@ -61,7 +61,7 @@ public struct LogEntry: Sendable, Hashable {
 
     /// Whether this entry carries a patch.
     public var isPatch: Bool {
-        frame != nil
+        patch != nil
     }
 
     /// The version the patch applies to: `base` when present, else `version - 1`.
@@ -76,7 +76,7 @@ public struct LogEntry: Sendable, Hashable {
         }
         self.position = position
         self.epoch = fields["epoch"].map { String(decoding: $0, as: UTF8.self) } ?? ""
-        self.frame = fields["frame"]
+        self.patch = fields["patch"]
         self.base = fields["base"].flatMap { Int(String(decoding: $0, as: UTF8.self)) }
         self.actionID = fields["id"].map { String(decoding: $0, as: UTF8.self) }
         self.reply = fields["reply"]

@@ -1,0 +1,163 @@
+import ReactorHubWebSocketServer
+import ReactorHubJSON
+import ReactorHubLocking
+import ReactorHubLogging
+import ReactorHubProtocol
+import Reactor
+import Synchronization
+
+/// The one place an instance's actions are applied (DESIGN.md "one engine"): the reactor's
+/// runtime, and the publisher that turns each new state into a version (encoded once,
+/// diffed as text against the last), answers each action (`ack` with `version` and
+/// `applied`, or `error`), remembers action ids, and hands each burst to the log. It has
+/// no subscribers: what it produces reaches clients through the log and their views.
+///
+/// There is one owner per instance: in this process for a single daemon (a cluster of
+/// one), on the node holding the lease in a cluster.
+///
+/// Safety of `@unchecked Sendable`: `published`, `burst` and `accepting` are touched only
+/// from the runtime's serial context (the observer and the action callbacks), one call at
+/// a time, and by `start()` before the runtime is observed; everything else is immutable,
+/// behind a lock or atomic.
+final class InstanceOwner<R: Reactor>: @unchecked Sendable where R.Action: Decodable, R.State: Encodable {
+    /// Who sent an action, and where its reply goes.
+    struct Sender: Sendable {
+        var target: ReplyTarget
+        var ref: Ref?
+        /// The local connection that sent it, when its queued actions count towards its
+        /// load (backpressure) and are withdrawn if it closes first.
+        var connection: ConnectionOutput?
+        var receivedAt: ContinuousClock.Instant = .now
+    }
+
+    /// What the serial context last published.
+    struct Published {
+        var state: JSONValue
+        var version: Int
+        var pulseCounts: [String: UInt]
+    }
+
+    /// The action accepted and not yet applied: where its ack goes in the burst.
+    struct Accepting {
+        var index: Int
+        var version: Int
+    }
+
+    let address: ReactorAddress
+    let addressText: String
+    let stream: StreamID
+    let context: ReactorKind.InstanceContext
+    let runtime: ReactorRuntime<R>
+    let log: any InstanceLog
+    let logger: Logger
+    /// The outcomes of action ids (PROTOCOL.md "Actions that are safe to resend"), and the
+    /// resends waiting for one that is pending.
+    let actionIDs: Locked<ActionIDWindow<Sender>>
+    /// Replaced (a reset) or no longer the owner: nothing more is published.
+    let retired = Atomic<Bool>(false)
+    /// Actions of local senders sent to the runtime whose `mutate` has not run yet.
+    let pendingActions = Atomic<Int>(0)
+    var published: Published
+    var burst: [LogRecord] = []
+    var accepting: Accepting?
+    private var observation: RuntimeObservation?
+
+    /// An owner continuing from the committed `state` at `version`; `restored` is that
+    /// state decoded (and adjusted by the kind), nil for the kind's initial state.
+    init(
+        address: ReactorAddress, reactor: R, restored: R.State?, committed: JSONValue, version: Int,
+        context: ReactorKind.InstanceContext, log: any InstanceLog
+    ) {
+        self.address = address
+        self.addressText = address.description
+        self.stream = context.stream
+        self.context = context
+        self.log = log
+        self.logger = context.logger
+        self.runtime = ReactorRuntime(reactor: reactor, logger: context.logger, restoredState: restored)
+        self.actionIDs = Locked(ActionIDWindow(window: context.dedupeWindow, capacity: context.dedupeEntries))
+        self.published = Published(state: committed, version: version, pulseCounts: [:])
+    }
+
+    /// Starts publishing: a state that differs from the committed one (the kind reset
+    /// transient fields on restore, such as `isLoading`) is a change like any other, so
+    /// that clients resuming from before see it. Call once, before any action.
+    func start() throws {
+        let start = try StateEncoding.encode(runtime.currentState)
+        published.pulseCounts = start.pulseCounts
+        if start.state != published.state {
+            publishChange(from: published.state, to: start.state)
+            flush()
+        }
+        observation = runtime.observe { [weak self] event in
+            guard let self else { return }
+            switch event {
+            case .state(let state):
+                self.publish(state)
+            case .drained:
+                self.flush()
+                self.context.load.drained(self.stream, instancePending: self.pendingActions.load(ordering: .relaxed))
+            }
+        }
+    }
+
+    /// Restores the ids a former owner answered (read back from a log that outlives it).
+    func remember(_ answered: [(id: String, reply: [UInt8], age: Duration)]) {
+        let now = ContinuousClock.now
+        actionIDs.withLock { window in
+            for entry in answered {
+                window.restore(entry.id, reply: entry.reply, at: now - entry.age)
+            }
+        }
+    }
+
+    // MARK: Actions (any thread)
+
+    /// Applies `action` unless its id was answered (then that reply goes again, marked
+    /// duplicate) or is pending (then the resend waits for the first answer).
+    func dispatch(_ action: R.Action, from sender: Sender, id: String?) {
+        guard !retired.load(ordering: .relaxed) else {
+            return log.appendReply(LoggedReply(message: OwnerRefusal.message(ref: sender.ref), to: sender.target))
+        }
+        if let id {
+            switch actionIDs.withLock({ $0.begin(id, waiter: sender, now: .now) }) {
+            case .new:
+                break
+            case .pending:
+                context.metrics.action(address.kind, "duplicate")
+                return
+            case .answered(let reply):
+                context.metrics.action(address.kind, "duplicate")
+                if let message = DuplicateReply.message(from: reply, ref: sender.ref) {
+                    log.appendReply(LoggedReply(message: message, to: sender.target))
+                }
+                return
+            }
+        }
+        var admit: (@Sendable () -> Bool)?
+        if let connection = sender.connection {
+            let pending = pendingActions.add(1, ordering: .relaxed).newValue
+            context.load.queued(from: connection.id, on: stream, instancePending: pending)
+            let load = context.load
+            admit = { load.admits(connection) }
+        }
+        runtime.send(action, admit: admit) { [weak self] outcome in
+            self?.answer(outcome, to: sender, id: id)
+        } applied: { [weak self] in
+            self?.applied(sender, id: id)
+        }
+    }
+
+    /// Publishes and commits nothing more.
+    func retire() {
+        retired.store(true, ordering: .relaxed)
+    }
+
+    /// Returns once nothing is queued and no effect is running.
+    func waitUntilIdle() async {
+        await runtime.waitUntilIdle()
+    }
+
+    /// No effect running.
+    var isIdle: Bool { !runtime.hasEffectsInFlight }
+}

@@ -1,0 +1,122 @@
+import ReactorHubJSON
+import ReactorHubProtocol
+
+/// The log side of a view: committed records in, deliveries out.
+extension InstanceView {
+    /// Applies committed records in order and delivers them: each reply to its sender
+    /// (before the frames after it), each pulse after the patches before it, the patches as
+    /// one frame per version, or, for a run of more than `coalescingThreshold`, as frames
+    /// spanning several versions. A patch must continue the view (its base is the view's
+    /// version); one that does not, or whose operations do not apply, stops the run there.
+    @discardableResult
+    func apply(_ records: some Collection<LogRecord>) -> ApplyEnd {
+        contents.withLock { contents in
+            // What every subscriber gets, in order, handed to delivery once at the end.
+            var outgoing: [Outgoing] = []
+            var frames: [PatchFrame] = []
+            func flush() {
+                guard !frames.isEmpty else { return }
+                outgoing += coalesced(frames)
+                frames = []
+            }
+            defer {
+                flush()
+                if !outgoing.isEmpty { context.delivery.send(outgoing, to: contents.subscribers) }
+            }
+            for (offset, record) in records.enumerated() {
+                switch record {
+                case .reply(let reply):
+                    deliver(reply)
+                case .pulse(let message):
+                    flush()
+                    outgoing.append(.pulse(stream, message))
+                case .patch(let frame, let state, let reply):
+                    guard frame.base == contents.version else {
+                        return .gap(at: offset)
+                    }
+                    let next: JSONValue
+                    if let state {
+                        next = state
+                    } else if let applied = try? frame.withOperations({ try JSONPatch.apply(JSONParser().parse(Array($0)), to: contents.state) }) {
+                        next = applied
+                    } else {
+                        return .broken(at: offset)
+                    }
+                    if let reply { deliver(reply) }
+                    contents.state = next
+                    contents.version = frame.version
+                    contents.stateText = nil
+                    contents.history.append(frame)
+                    frames.append(frame)
+                }
+            }
+            return .complete
+        }
+    }
+
+    /// Starts the view afresh from `start` (a log read again); every subscriber gets a
+    /// snapshot when the epoch or version moved or the view was stale.
+    func install(_ start: Start) {
+        contents.withLock { contents in
+            let changed = contents.stale || contents.epoch != start.epoch || contents.version != start.version
+            var history = PatchHistory(capacity: context.historyCapacity, maxBytes: context.historyBytes)
+            for frame in start.history {
+                history.append(frame)
+            }
+            contents.epoch = start.epoch
+            contents.version = start.version
+            contents.state = start.state
+            contents.stateText = nil
+            contents.history = history
+            contents.stale = false
+            guard changed, !contents.subscribers.isEmpty else { return }
+            context.metrics.snapshots.increment("resync")
+            context.delivery.send([.snapshot(stream, snapshot(&contents, ref: nil))], to: contents.subscribers)
+        }
+    }
+
+    /// The log no longer holds the instance: resumes get snapshots until a new epoch.
+    func markStale() {
+        contents.withLock { $0.stale = true }
+    }
+
+    var isStale: Bool {
+        contents.withLock { $0.stale }
+    }
+
+    /// Sends a reply to its sender, when the sender is here.
+    private func deliver(_ reply: LoggedReply) {
+        switch reply.to {
+        case nil:
+            break
+        case .connection(let output):
+            context.delivery.send(.reply(reply.message), to: output)
+        case .node(let address):
+            if let output = resolve(address) {
+                context.delivery.send(.reply(reply.message), to: output)
+            }
+        }
+    }
+
+    /// A run of frames as it leaves: as they are when short, merged (each merged frame
+    /// kept under delivery's merged-frame limit) when long.
+    private func coalesced(_ frames: [PatchFrame]) -> [Outgoing] {
+        guard frames.count > Self.coalescingThreshold else {
+            return frames.map { .patch(stream, $0) }
+        }
+        let limit = context.delivery.limits.mergedFrameBytes
+        var merged: [Outgoing] = []
+        var start = 0
+        while start < frames.count {
+            var end = start + 1
+            var size = frames[start].operationsCount
+            while end < frames.count, size + frames[end].operationsCount <= limit {
+                size += frames[end].operationsCount
+                end += 1
+            }
+            merged.append(.patch(stream, PatchFrame.merge(frames[start..<end])))
+            start = end
+        }
+        return merged
+    }
+}

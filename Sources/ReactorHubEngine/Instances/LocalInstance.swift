@@ -1,0 +1,110 @@
+import ReactorHubWebSocketServer
+import ReactorHubJSON
+import ReactorHubProtocol
+import ReactorHubStore
+import Reactor
+
+/// An instance of a single daemon: a cluster of one, whose owner is always here and whose
+/// log is in-process (`LocalLog`, on the state store). The owner and the view are the
+/// engine's one owner and one view, exactly as on a node of a cluster.
+final class LocalInstance<R: Reactor>: ViewedInstance, Sendable where R.Action: Decodable, R.State: Codable {
+    /// Where a restored instance starts: its decoded state and what the store kept.
+    struct Restored {
+        var state: R.State
+        var stored: StoredInstance
+    }
+
+    let view: InstanceView
+    let owner: InstanceOwner<R>
+    let log: LocalLog
+
+    init(address: ReactorAddress, reactor: R, restored: Restored?, context: ReactorKind.InstanceContext) throws {
+        let epoch: String
+        let version: Int
+        let committed: JSONValue
+        var history: [PatchFrame] = []
+        if let stored = restored?.stored {
+            epoch = stored.epoch
+            version = stored.version
+            committed = stored.state
+            history = Self.frames(restoring: stored.patches, address: address.description, version: version)
+        } else {
+            epoch = Epoch.make()
+            version = 0
+            committed = try StateEncoding.encode(reactor.transform(state: reactor.initialState)).state
+        }
+        let view = InstanceView(address: address, context: context, start: .init(epoch: epoch, version: version, state: committed, history: history))
+        let log = LocalLog(view: view, address: address, epoch: epoch, version: version, context: context)
+        self.view = view
+        self.log = log
+        self.owner = InstanceOwner(
+            address: address, reactor: reactor, restored: restored?.state, committed: committed, version: version, context: context, log: log
+        )
+        if context.fresh {
+            context.store.record(StoredChange(
+                address: address, epoch: epoch, version: 0, state: committed, patch: nil, keepPatches: context.historyCapacity
+            ))
+        }
+        try owner.start()
+    }
+
+    /// The stored patch frames that still chain up to `version`, as frames; a frame that
+    /// no longer parses ends the usable history there.
+    private static func frames(restoring patches: [StoredPatch], address: String, version: Int) -> [PatchFrame] {
+        var frames: [PatchFrame] = []
+        for patch in patches {
+            guard let frame = try? JSONParser().parse(patch.frame), let operations = frame["patch"] else {
+                frames = []
+                continue
+            }
+            var writer = JSONWriter()
+            writer.writeValue(operations)
+            let base = frame["base"]?.intValue ?? (patch.version - 1)
+            if let last = frames.last, last.version != base { frames = [] }
+            frames.append(PatchFrame(address: address, version: patch.version, base: base, operations: writer.bytes))
+        }
+        return frames.last?.version == version ? frames : []
+    }
+
+    var isIdle: Bool {
+        owner.isIdle && log.isSettled
+    }
+
+    @discardableResult
+    func leave(_ id: ConnectionID) -> Bool {
+        let left = view.leave(id)
+        if left { view.setPresence(id.description, user: nil, state: nil) }
+        return left
+    }
+
+    func dispatch(
+        _ payload: JSONValue, from output: ConnectionOutput, id: String?, ref: Ref?, receivedAt: ContinuousClock.Instant
+    ) -> ProtocolError? {
+        let action: R.Action
+        do {
+            action = try ActionDecoder().decode(R.Action.self, from: payload)
+        } catch {
+            return ProtocolError(error, kind: view.address.kind)
+        }
+        let sender = InstanceOwner<R>.Sender(target: .connection(output), ref: ref, connection: output, receivedAt: receivedAt)
+        owner.dispatch(action, from: sender, id: id)
+        return nil
+    }
+
+    func setPresence(_ output: ConnectionOutput, user: String?, state: [UInt8]?, ref: Ref?) {
+        view.setPresence(output.id.description, user: user, state: state)
+        if let ref {
+            let version = view.position.version
+            view.reply(ServerMessage.ack(view.addressText, ref: ref, version: version, applied: version), to: output)
+        }
+    }
+
+    func retire() -> [ConnectionOutput] {
+        owner.retire()
+        return view.retire()
+    }
+
+    func waitUntilIdle() async {
+        await owner.waitUntilIdle()
+    }
+}
