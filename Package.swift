@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "ReactorHubLogging", dependencies: ["ReactorHubLocking"], swiftSettings: strict),
         .target(name: "ReactorHubLifecycle", dependencies: ["ReactorHubLogging"], swiftSettings: strict),
         .target(name: "ReactorHubMetrics", swiftSettings: strict),
-        .target(name: "ReactorHubWebSocketServer", dependencies: ["ReactorHubProtocol", "CLibWebSockets", "CReceiveTap", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging"], swiftSettings: strict),
+        .target(name: "ReactorHubWebSocketServer", dependencies: ["ReactorHubEngine", "ReactorHubProtocol", "CLibWebSockets", "CReceiveTap", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging"], swiftSettings: strict),
         .target(
             name: "ReactorHubWebSocketClient",
             dependencies: ["ReactorHubProtocol", "CLibWebSockets", "ReactorHubLocking", "ReactorHubLogging"],
@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "ReactorHubProtocol", dependencies: ["ReactorHubJSON"], swiftSettings: strict),
         .target(name: "ReactorHubStore", dependencies: ["ReactorHubProtocol", "ReactorHubJSON", "ReactorHubLocking", "ReactorHubMetrics"], swiftSettings: strict),
         .target(name: "ReactorHubAuth", dependencies: ["ReactorHubProtocol", "CCrypto", "ReactorHubJSON", "ReactorHubLocking"], swiftSettings: strict),
-        .target(name: "ReactorHubEngine", dependencies: ["ReactorHubProtocol", "ReactorHubStore", "Reactor", "ReactorHubJSON", "ReactorHubWebSocketServer", "ReactorHubAuth", "ReactorHubRedis", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging", "ReactorHubMetrics"], swiftSettings: strict),
+        .target(name: "ReactorHubEngine", dependencies: ["ReactorHubProtocol", "ReactorHubStore", "Reactor", "ReactorHubJSON", "ReactorHubAuth", "ReactorHubRedis", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging", "ReactorHubMetrics"], swiftSettings: strict),
         .target(name: "ReactorHubKinds", dependencies: ["Reactor", "ReactorHubJSON"], swiftSettings: strict),
         .target(name: "ReactorHubRedis", dependencies: ["CHiredis", "ReactorHubLocking", "ReactorHubLogging"], swiftSettings: strict),
         .target(name: "ReactorHubSQLite", dependencies: ["ReactorHubProtocol", "CSQLite", "ReactorHubStore", "ReactorHubJSON", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging", "ReactorHubMetrics"], swiftSettings: strict),
@@ -79,12 +79,12 @@ let package = Package(
         .executableTarget(name: "auth-bench", dependencies: ["ReactorHubAuth"], swiftSettings: strict),
         .executableTarget(name: "client-bench", dependencies: ["ReactorHubClient", "ReactorHubJSON", "ReactorHubLogging"], swiftSettings: strict),
 
-        .target(name: "TestSupport", dependencies: ["ReactorHubProtocol", "ReactorHubWebSocketServer", "ReactorHubLocking"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["ReactorHubProtocol", "ReactorHubEngine", "ReactorHubWebSocketServer", "ReactorHubLocking"], path: "Tests/TestSupport", swiftSettings: strict),
         .target(name: "JSONTestSupport", dependencies: ["ReactorHubJSON"], path: "Tests/JSONTestSupport", swiftSettings: strict),
         // Random document pairs and their diffs as JSON lines, for the differential check
         // against Python's jsonpatch (scripts/fuzz.sh, Fuzz/README.md).
         .executableTarget(name: "jsonpatch-pairs", dependencies: ["ReactorHubJSON", "JSONTestSupport"], path: "Fuzz/jsonpatch-pairs", swiftSettings: strict),
-        .testTarget(name: "TransportTests", dependencies: ["ReactorHubProtocol", "ReactorHubWebSocketServer", "ReactorHubWebSocketClient", "TestSupport", "ReactorHubLocking", "ReactorHubLogging"], exclude: ["Peers"], swiftSettings: strict),
+        .testTarget(name: "TransportTests", dependencies: ["ReactorHubProtocol", "ReactorHubEngine", "ReactorHubWebSocketServer", "ReactorHubWebSocketClient", "TestSupport", "ReactorHubLocking", "ReactorHubLogging"], exclude: ["Peers"], swiftSettings: strict),
         .testTarget(
             name: "ReactorHubClientTests",
             dependencies: ["ReactorHubClient", "ReactorHubKinds", "Reactor", "ReactorHubJSON", "ReactorHubLocking", "ReactorHubLogging", "TestSupport"],
@@ -120,7 +120,7 @@ if Context.environment["REACTORHUB_FUZZ"] != nil {
         ("action-decoder", ["ReactorHubJSON", "ReactorHubKinds"]),
         ("json-pointer", ["ReactorHubJSON"]),
         ("patch-apply", ["ReactorHubJSON"]),
-        ("static-path", ["ReactorHubWebSocketServer", "ReactorHubProtocol"]),
+        ("static-path", ["ReactorHubWebSocketServer", "ReactorHubEngine", "ReactorHubProtocol"]),
         ("token", ["ReactorHubAuth", "ReactorHubProtocol"]),
     ]
     package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support", swiftSettings: strict))

@@ -3,7 +3,6 @@ import Dispatch
 import Foundation
 import ReactorHubMetrics
 import ReactorHubJSON
-public import ReactorHubWebSocketServer
 
 /// The admin endpoints under `/admin/` (bearer `admin.token`; 404 when it is not set,
 /// 401 without the right bearer).

@@ -1,7 +1,6 @@
 import ReactorHubProtocol
 import Foundation
 import ReactorHubJSON
-import ReactorHubWebSocketServer
 
 /// The admin API (issue "Operating it"): instances, one instance, its reset, connections.
 /// JSON in, JSON out; called off the service thread.

@@ -2,7 +2,6 @@ import ReactorHubProtocol
 #if canImport(Glibc)
 import Glibc
 #endif
-import ReactorHubWebSocketServer
 
 /// Eviction of idle instances: their state stays in the store, their memory goes.
 extension Hub {

@@ -3,7 +3,6 @@ import ReactorHubAuth
 import Foundation
 import ReactorHubJSON
 import ReactorHubLogging
-public import ReactorHubWebSocketServer
 
 /// Identity and rights (PROTOCOL.md): tokens at the upgrade and in `auth` messages, the
 /// auth timeout, expiry, refresh and revocation.
@@ -84,10 +83,10 @@ extension Hub {
             switch (deadline, identity) {
             case (.authTimeout, .awaiting):
                 logger.info("closing: no valid token in time", metadata: ["session": id.description])
-                transport.close(id, code: .policyViolation, reason: "authentication timeout", afterFlush: true)
+                transport.close(id, .policy("authentication timeout"), afterFlush: true)
             case (.expiry, .user(let current)) where policy.verifier.deadline(of: current) <= Date():
                 logger.info("closing: token expired", metadata: ["session": id.description, "user": current.subject])
-                transport.close(id, code: .policyViolation, reason: "token expired", afterFlush: true)
+                transport.close(id, .policy("token expired"), afterFlush: true)
             case (.expiry, .user(let current)):
                 // The wall clock is behind the timer's (or the token was refreshed): not yet.
                 armExpiry(for: id, token: current, policy: policy)
@@ -148,7 +147,7 @@ extension Hub {
             state.sessions.values.filter { $0.identity.user.map { $0.utf8.elementsEqual(subject.utf8) } ?? false }.map(\.id)
         }
         for id in ids {
-            transport.close(id, code: .policyViolation, reason: "revoked", afterFlush: true)
+            transport.close(id, .policy("revoked"), afterFlush: true)
         }
         return ids.count
     }

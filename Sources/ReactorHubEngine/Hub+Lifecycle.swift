@@ -1,7 +1,6 @@
 public import ReactorHubLifecycle
 import ReactorHubLocking
 import ReactorHubLogging
-import ReactorHubWebSocketServer
 
 /// The hub as a service: it runs until asked to stop, then drains (CONFIG.md "SIGINT and
 /// SIGTERM"): stop accepting, let running effects finish (at most the grace), answer new
@@ -53,7 +52,7 @@ extension Hub: Service {
     /// deliver what is queued and close every client with 1001.
     public func shutdown(grace: Duration) async {
         await drain(grace: grace)
-        await transport.shutdown(code: .goingAway, reason: "server shutting down", grace: max(grace, .seconds(1)))
+        await transport.shutdown(.serverShutdown, grace: max(grace, .seconds(1)))
         logger.info("hub stopped")
     }
 }

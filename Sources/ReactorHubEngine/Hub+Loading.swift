@@ -1,7 +1,6 @@
 import ReactorHubProtocol
 import Dispatch
 import ReactorHubLogging
-import ReactorHubWebSocketServer
 
 /// Instances are created off the service thread: a store read (SQLite, or Redis in a
 /// cluster) and the initial encode can take their time without stalling any socket.

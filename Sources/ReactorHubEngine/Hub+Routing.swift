@@ -1,7 +1,6 @@
 import ReactorHubProtocol
 import ReactorHubJSON
 import ReactorHubLogging
-import ReactorHubWebSocketServer
 
 /// Routing of client messages, on the transport's service thread: joins, leaves and
 /// actions reach their instance (or queue in its slot while it loads), or are refused

@@ -5,7 +5,6 @@ import ReactorHubJSON
 import ReactorHubMetrics
 import ReactorHubLocking
 public import ReactorHubLogging
-public import ReactorHubWebSocketServer
 
 /// Serves protocol v1 (PROTOCOL.md): sessions join shared reactor instances, send
 /// actions, and receive snapshots, patches and pulses.

@@ -3,7 +3,6 @@ import ReactorHubProtocol
 import ReactorHubJSON
 import ReactorHubLogging
 import Reactor
-import ReactorHubWebSocketServer
 
 /// A registered reactor kind: its name, its description for `hello`, and how to make an
 /// instance of it. Built by `ReactorRegistry.register`, which keeps the reactor type.

@@ -2,10 +2,11 @@ internal import CLibWebSockets
 import ReactorHubLocking
 import ReactorHubLogging
 
-/// Routes libwebsockets' own log lines into the client's logger at `debug`: a client
-/// reports its failures as `WebSocketClientError`s, and lws' lines only add detail. lws
-/// logs through one process-wide C callback without a context pointer, hence the logger
-/// kept here (the last client started wins, as for the server's bridge).
+/// Routes libwebsockets' own log lines into the client's logger: its errors at `warning`
+/// (they say why a TLS handshake failed: "self-signed certificate", where the connection
+/// error itself only says "connect SSL err 1"), its warnings at `debug`. lws logs through
+/// one process-wide C callback without a context pointer, hence the logger kept here (the
+/// last client started wins, as for the server's bridge).
 enum ClientLogBridge {
     fileprivate static let logger = Locked<Logger?>(nil)
 
@@ -19,7 +20,12 @@ enum ClientLogBridge {
 
 private func clientLogEmit(_ level: Int32, _ line: UnsafePointer<CChar>?) {
     guard let line, let logger = ClientLogBridge.logger.withLock({ $0 }) else { return }
-    logger.debug(String(cString: line).trimmingSuffix("\n"))
+    let text = String(cString: line).trimmingSuffix("\n")
+    if level & rh_lws_log_err() != 0 {
+        logger.warning("\(text)")
+    } else {
+        logger.debug("\(text)")
+    }
 }
 
 extension String {

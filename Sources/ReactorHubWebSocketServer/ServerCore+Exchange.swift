@@ -1,3 +1,4 @@
+import ReactorHubEngine
 internal import CLibWebSockets
 import ReactorHubLogging
 

@@ -1,3 +1,4 @@
+public import ReactorHubEngine
 public import ReactorHubProtocol
 public import ReactorHubLifecycle
 public import ReactorHubLogging
@@ -85,6 +86,12 @@ public final class WebSocketServer: MessageTransport {
         core?.post(.setReading(id, enabled))
     }
 
+    public func close(_ id: ConnectionID, _ end: ConnectionEnd, afterFlush: Bool) {
+        close(id, code: end.closeCode, reason: end.reason, afterFlush: afterFlush)
+    }
+
+    /// Closes `id` with `code` and `reason`; with `afterFlush`, the output waiting is
+    /// written first.
     public func close(_ id: ConnectionID, code: CloseCode, reason: String, afterFlush: Bool) {
         core?.post(.close(id, code, reason, afterFlush: afterFlush))
     }
@@ -92,6 +99,10 @@ public final class WebSocketServer: MessageTransport {
     /// Stops accepting: new upgrades are refused with 503 and `/healthz` reports 503.
     public func stopAccepting() {
         core?.refusingConnections.store(true, ordering: .relaxed)
+    }
+
+    public func shutdown(_ end: ConnectionEnd, grace: Duration) async {
+        await shutdown(code: end.closeCode, reason: end.reason, grace: grace)
     }
 
     /// Stops the server: refuses new connections, writes what waits, closes every client

@@ -1,7 +1,7 @@
+public import ReactorHubEngine
 public import ReactorHubProtocol
 import Foundation
 import ReactorHubLocking
-public import ReactorHubWebSocketServer
 
 /// One client of an `InMemoryTransport`: sends text, receives what the server wrote, and
 /// can stop reading to play a slow or hostile peer.

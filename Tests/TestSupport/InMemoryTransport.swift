@@ -1,8 +1,8 @@
-public import ReactorHubProtocol
+public import ReactorHubEngine
+import ReactorHubProtocol
 import Dispatch
 import Foundation
 import ReactorHubLocking
-public import ReactorHubWebSocketServer
 
 /// A `MessageTransport` without sockets, so that the hub's protocol logic runs in-process
 /// and deterministically (hummingbird's `.router` test mode).
@@ -93,19 +93,19 @@ public final class InMemoryTransport: MessageTransport {
         }
     }
 
-    public func close(_ id: ConnectionID, code: CloseCode, reason: String, afterFlush: Bool) {
-        queue.async { self.closeOnQueue(id, code: code, reason: reason, afterFlush: afterFlush) }
+    public func close(_ id: ConnectionID, _ end: ConnectionEnd, afterFlush: Bool) {
+        queue.async { self.closeOnQueue(id, code: end.closeCode, reason: end.reason, afterFlush: afterFlush) }
     }
 
     public func stopAccepting() {
         accepting.withLock { $0 = false }
     }
 
-    public func shutdown(code: CloseCode, reason: String, grace: Duration) async {
+    public func shutdown(_ end: ConnectionEnd, grace: Duration) async {
         stopAccepting()
         await onQueue {
             for id in self.connections.withLock({ Array($0.keys) }).sorted() {
-                self.closeOnQueue(id, code: code, reason: reason, afterFlush: true)
+                self.closeOnQueue(id, code: end.closeCode, reason: end.reason, afterFlush: true)
             }
         }
     }

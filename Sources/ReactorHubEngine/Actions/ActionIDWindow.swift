@@ -1,6 +1,5 @@
 import ReactorHubProtocol
 import ReactorHubJSON
-import ReactorHubWebSocketServer
 
 /// The outcomes of idempotent action ids one instance remembers (PROTOCOL.md "Actions that
 /// are safe to resend"): for `window` after an id was answered, and at most `capacity`

@@ -1,6 +1,5 @@
 import ReactorHubProtocol
 import ReactorHubJSON
-import ReactorHubWebSocketServer
 
 /// The reply to a resent action id: the first reply's message with the resend's `ref` in
 /// place of the first one's and `"duplicate":true` (PROTOCOL.md "Actions that are safe to

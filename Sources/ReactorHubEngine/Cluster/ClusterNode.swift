@@ -6,7 +6,6 @@ import ReactorHubJSON
 import ReactorHubLocking
 public import ReactorHubMetrics
 import Synchronization
-import ReactorHubWebSocketServer
 
 /// This daemon as one node of a cluster (shared/CLUSTER.md): its Redis links, its
 /// heartbeat and leases, its inbox, and the clustered instances it holds (`ReplicaInstance`).

@@ -1,6 +1,5 @@
 import ReactorHubProtocol
 import ReactorHubJSON
-import ReactorHubWebSocketServer
 
 /// The senders on this node waiting for the reply to an action the owner applies (in a
 /// cluster every action goes through the owner, here or on another node): each gets

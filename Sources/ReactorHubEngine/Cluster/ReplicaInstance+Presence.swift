@@ -1,7 +1,6 @@
 import ReactorHubProtocol
 import ReactorHubRedis
 import ReactorHubJSON
-import ReactorHubWebSocketServer
 
 /// A presence change of this node on its way to Redis.
 enum PresenceWrite: Sendable {

@@ -1,6 +1,5 @@
 import ReactorHubProtocol
 import ReactorHubLocking
-import ReactorHubWebSocketServer
 
 /// One connection's outbox, shared by whoever sends to it (instances on their serial
 /// contexts, the hub on the service thread) and the transport that pulls from it.

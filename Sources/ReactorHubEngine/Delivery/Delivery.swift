@@ -2,7 +2,6 @@ import ReactorHubProtocol
 import ReactorHubLocking
 import ReactorHubLogging
 import Synchronization
-import ReactorHubWebSocketServer
 
 /// The one home of what is in flight to each connection: every message the hub sends
 /// goes through here into the connection's `Outbox` (whose policy decides what is kept,
@@ -119,7 +118,7 @@ final class Delivery: Sendable {
                 "connection too slow to keep its replies; closing",
                 metadata: ["session": output.id.description, "limit": String(limits.overloadBytes)]
             )
-            transport.close(output.id, code: .tryAgainLater, reason: "too slow to keep up", afterFlush: false)
+            transport.close(output.id, .tooSlow, afterFlush: false)
         } else if report.shedMessages > 0 {
             metrics.slowConsumers.increment("dropped")
             logger.info(

@@ -1,5 +1,4 @@
 import ReactorHubProtocol
-import ReactorHubWebSocketServer
 
 /// What waits to be written to one connection, and the slow-reader policy of PROTOCOL.md,
 /// as a value type driven by the hub and tested without sockets.

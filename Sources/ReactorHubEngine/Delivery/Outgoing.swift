@@ -1,5 +1,4 @@
 import ReactorHubProtocol
-import ReactorHubWebSocketServer
 
 /// One message on its way to one connection, as the delivery policy sees it
 /// (PROTOCOL.md "Ordering and delivery", "Slow clients").

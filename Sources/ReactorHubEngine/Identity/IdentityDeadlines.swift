@@ -1,6 +1,5 @@
 import Dispatch
 import ReactorHubLocking
-import ReactorHubWebSocketServer
 
 /// What a connection's identity deadline is for.
 enum IdentityDeadline: Sendable {

@@ -1,6 +1,5 @@
 import ReactorHubLocking
 import Synchronization
-import ReactorHubWebSocketServer
 
 /// Backpressure on the way in (issue "Bounded under attack"): while an instance has more
 /// than `perInstance` actions waiting, or all instances more than `total`, the sockets of

@@ -1,6 +1,5 @@
 import ReactorHubProtocol
 import ReactorHubJSON
-import ReactorHubWebSocketServer
 
 /// One shared reactor instance as the hub sees it, whatever its reactor type.
 protocol HubInstance: AnyObject, Sendable {

@@ -1,4 +1,3 @@
-import ReactorHubWebSocketServer
 import ReactorHubJSON
 import ReactorHubLocking
 import ReactorHubLogging

@@ -1,7 +1,6 @@
 import ReactorHubProtocol
 import ReactorHubJSON
 import ReactorHubLocking
-import ReactorHubWebSocketServer
 
 /// Where the hub keeps an instance from its first join on: while it loads (off the
 /// service thread: store reads and the initial encode can wait), the requests sent to it

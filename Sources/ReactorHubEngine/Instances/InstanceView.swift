@@ -1,4 +1,3 @@
-import ReactorHubWebSocketServer
 import Dispatch
 import ReactorHubJSON
 import ReactorHubLocking

@@ -1,4 +1,3 @@
-import ReactorHubWebSocketServer
 import ReactorHubJSON
 import ReactorHubProtocol
 import ReactorHubStore

@@ -1,7 +1,6 @@
 import ReactorHubProtocol
 import ReactorHubJSON
 import ReactorHubLocking
-import ReactorHubWebSocketServer
 
 /// Who is in one instance and what they are doing (PROTOCOL.md "Presence"): each
 /// connection's presence state, and the changes not broadcast yet, coalesced so that

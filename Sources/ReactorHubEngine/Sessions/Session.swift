@@ -1,5 +1,4 @@
 import ReactorHubProtocol
-import ReactorHubWebSocketServer
 
 /// What the hub knows about one connection: its outbox, the reactors it joined and its
 /// action budget. Touched only under the hub's lock.

@@ -21,13 +21,14 @@ public protocol MessageTransport: AnyObject, Sendable {
     /// Stops (or resumes) reading from `id`, so that TCP pushes back on a sender the
     /// layer above cannot keep up with.
     func setReading(_ id: ConnectionID, enabled: Bool)
-    /// Closes `id` with `code`; with `afterFlush`, the output waiting is written first.
-    func close(_ id: ConnectionID, code: CloseCode, reason: String, afterFlush: Bool)
+    /// Ends `id` for the reason `end` gives; with `afterFlush`, the output waiting is
+    /// written first.
+    func close(_ id: ConnectionID, _ end: ConnectionEnd, afterFlush: Bool)
     /// Refuses new connections from now on (health checks report it).
     func stopAccepting()
-    /// Closes every connection with `code` after writing its waiting output, drops those
-    /// still open after `grace`, and releases everything; returns once it is done.
-    func shutdown(code: CloseCode, reason: String, grace: Duration) async
+    /// Ends every connection (`end`) after writing its waiting output, drops those still
+    /// open after `grace`, and releases everything; returns once it is done.
+    func shutdown(_ end: ConnectionEnd, grace: Duration) async
 }
 
 /// Receives a transport's events. All calls come from one thread at a time (the
