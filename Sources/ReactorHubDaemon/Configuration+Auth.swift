@@ -37,8 +37,8 @@ extension Configuration {
             throw ConfigurationError("auth.anonymousRights: \(error.message)")
         }
         return AuthPolicy(
-            verifier: verifier, required: auth.required, timeout: .milliseconds(auth.timeoutMs),
-            anonymousRights: anonymous, revocations: revocations
+            verifier: JWTIdentityVerifier(verifier: verifier, revocations: revocations), required: auth.required,
+            timeout: .milliseconds(auth.timeoutMs), anonymousRights: anonymous
         )
     }
 

@@ -1,5 +1,4 @@
 import ReactorHubProtocol
-import ReactorHubAuth
 import Foundation
 import ReactorHubJSON
 import ReactorHubLogging
@@ -16,9 +15,9 @@ extension Hub {
         case .success:
             return .accept
         case .failure(let refusal):
-            metrics.authFailures.increment(refusal.reason.rawValue)
-            logger.info("refusing upgrade: token refused", metadata: ["reason": refusal.reason.rawValue, "peer": upgrade.peerAddress])
-            return .refuse(status: 401, reason: refusal.reason.rawValue)
+            metrics.authFailures.increment(refusal.reason)
+            logger.info("refusing upgrade: token refused", metadata: ["reason": refusal.reason, "peer": upgrade.peerAddress])
+            return .refuse(status: 401, reason: refusal.reason)
         }
     }
 
@@ -38,11 +37,9 @@ extension Hub {
     /// again after checking only what time and revocation change: the deadline (`exp` plus
     /// the leeway) and the revocation list; `nbf` and `iat` were already in the past. At most
     /// 2 × 1024 results are kept (`VerifiedTokenCache`).
-    private func verifyAtUpgrade(_ token: String, policy: AuthPolicy) -> Result<VerifiedToken, TokenRefusal> {
+    private func verifyAtUpgrade(_ token: String, policy: AuthPolicy) -> Result<Identity, IdentityRefusal> {
         let now = Date()
-        if let kept = verifiedAtUpgrade.withLock({ $0.lookUp(token) }),
-           policy.verifier.deadline(of: kept) > now,
-           !policy.revocations.isRevoked(subject: kept.subject, issuedAt: kept.issuedAt) {
+        if let kept = verifiedAtUpgrade.withLock({ $0.lookUp(token) }), kept.validUntil > now, !policy.verifier.isRevoked(kept) {
             return .success(kept)
         }
         let result = policy.verifier.verify(token, now: now)
@@ -68,9 +65,9 @@ extension Hub {
         }
     }
 
-    private func armExpiry(for id: ConnectionID, token: VerifiedToken, policy: AuthPolicy) {
+    private func armExpiry(for id: ConnectionID, token: Identity, policy: AuthPolicy) {
         // A millisecond past the deadline, so that the wall clock has reached it too.
-        identityDeadlines.set(id, .expiry, inSeconds: policy.verifier.deadline(of: token).timeIntervalSinceNow + 0.001)
+        identityDeadlines.set(id, .expiry, inSeconds: token.validUntil.timeIntervalSinceNow + 0.001)
     }
 
     /// The deadlines that came (on the deadlines' queue): a connection still without a token
@@ -84,7 +81,7 @@ extension Hub {
             case (.authTimeout, .awaiting):
                 logger.info("closing: no valid token in time", metadata: ["session": id.description])
                 transport.close(id, .policy("authentication timeout"), afterFlush: true)
-            case (.expiry, .user(let current)) where policy.verifier.deadline(of: current) <= Date():
+            case (.expiry, .user(let current)) where current.validUntil <= Date():
                 logger.info("closing: token expired", metadata: ["session": id.description, "user": current.subject])
                 transport.close(id, .policy("token expired"), afterFlush: true)
             case (.expiry, .user(let current)):
@@ -101,13 +98,13 @@ extension Hub {
         guard let policy = configuration.auth else {
             return refuse(id, ProtocolError(.badRequest, "this server has no authentication (no auth section); connect without a token"), ref: ref)
         }
-        let verified: VerifiedToken
+        let verified: Identity
         switch policy.verifier.verify(token, now: Date()) {
         case .success(let token):
             verified = token
         case .failure(let refusal):
-            metrics.authFailures.increment(refusal.reason.rawValue)
-            return refuse(id, ProtocolError(.unauthenticated, "the token was refused (\(refusal.reason.rawValue)): \(refusal.message); what was in force stays"), ref: ref)
+            metrics.authFailures.increment(refusal.reason)
+            return refuse(id, ProtocolError(.unauthenticated, "the token was refused (\(refusal.reason)): \(refusal.message); what was in force stays"), ref: ref)
         }
         let outcome = state.withLock { state -> Result<(ConnectionOutput, [(ReactorAddress, InstanceSlot)]), ProtocolError> in
             guard var session = state.sessions[id] else { return .failure(ProtocolError(.internal, "this connection is closing")) }
@@ -117,7 +114,7 @@ extension Hub {
             session.identity = .user(verified)
             // Reactors the new rights no longer allow to read are left.
             var lost: [(ReactorAddress, InstanceSlot)] = []
-            for (address, slot) in session.joined where !verified.rights.allows(.read, kind: address.kind, id: address.id) {
+            for (address, slot) in session.joined where verified.rights.refusal(.read, on: address) != nil {
                 session.joined[address] = nil
                 state.forget(address)
                 lost.append((address, slot))
@@ -131,7 +128,7 @@ extension Hub {
         case .success(let (output, lost)):
             logger.debug("authenticated", metadata: ["session": id.description, "user": verified.subject])
             // `exp` may lie past what an Int holds (1e300 is a number of seconds too).
-            let expires = Int(min(verified.expiresAt.timeIntervalSince1970.rounded(.down), 0x1p62))
+            let expires = Int(min(verified.expires.timeIntervalSince1970.rounded(.down), 0x1p62))
             delivery.send(.reply(ServerMessage.authed(ref: ref, user: verified.subject, expires: expires)), to: output)
             for (address, slot) in lost.sorted(by: { $0.0.description < $1.0.description }) {
                 leave(slot, output: output, ref: nil, reply: false)

@@ -1,6 +1,5 @@
 public import ReactorHubStore
 public import ReactorHubProtocol
-import ReactorHubAuth
 import ReactorHubJSON
 import ReactorHubMetrics
 import ReactorHubLocking

@@ -11,7 +11,7 @@ struct IdentityTimerTests {
     func policy(timeout: Duration = .seconds(60)) throws -> AuthPolicy {
         let revocations = RevocationList()
         let verifier = try TokenVerifier(algorithm: .hs256(secret: secret), revocations: revocations)
-        return AuthPolicy(verifier: verifier, timeout: timeout, revocations: revocations)
+        return AuthPolicy(verifier: JWTIdentityVerifier(verifier: verifier, revocations: revocations), timeout: timeout, anonymousRights: Rights.none)
     }
 
     /// Polls `condition` every 10 ms for at most 10 s.

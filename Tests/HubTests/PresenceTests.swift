@@ -167,7 +167,7 @@ struct PresenceTests {
     @Test func anEntrysUserIsTheTokensSubject() async throws {
         let secret = Array("presence-secret-presence-secret!".utf8)
         let revocations = RevocationList()
-        let policy = AuthPolicy(verifier: try TokenVerifier(algorithm: .hs256(secret: secret), revocations: revocations), revocations: revocations)
+        let policy = AuthPolicy(verifier: JWTIdentityVerifier(verifier: try TokenVerifier(algorithm: .hs256(secret: secret), revocations: revocations), revocations: revocations), anonymousRights: Rights.none)
         let token = try TokenMinter(secret: secret).mint(subject: "alice", read: ["doc/*"], act: [], ttl: .seconds(600), now: Date())
         try await withHub(configure: { $0.auth = policy }) { _, server in
             let alice = try await ProtocolClient(connection: server.inMemory!.connect(query: ["token": token]))

@@ -5,8 +5,9 @@ import Testing
 
 @Suite("Verified token cache")
 struct VerifiedTokenCacheTests {
-    private static func verified(_ subject: String) -> VerifiedToken {
-        VerifiedToken(subject: subject, expiresAt: Date(timeIntervalSince1970: 2_000_000_000), issuedAt: nil, notBefore: nil, rights: .none)
+    private static func verified(_ subject: String) -> Identity {
+        let expires = Date(timeIntervalSince1970: 2_000_000_000)
+        return Identity(subject: subject, issuedAt: nil, validUntil: expires, expires: expires, rights: Rights.none)
     }
 
     private static func fill(_ cache: inout VerifiedTokenCache, _ tokens: Range<Int>) {

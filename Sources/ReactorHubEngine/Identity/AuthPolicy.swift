@@ -1,28 +1,24 @@
-public import ReactorHubAuth
 import Foundation
 
 /// How connections prove who they are (the `auth` section of CONFIG.md and PROTOCOL.md
 /// "Identity and rights"); without one, every connection may join and act on everything.
 public struct AuthPolicy: Sendable {
-    /// Verifies tokens with the configured algorithm; holds the revocation list.
-    public var verifier: TokenVerifier
+    /// Verifies tokens and keeps revocations (JWTs: `ReactorHubAuth`'s verifier).
+    public var verifier: any IdentityVerifier
     /// Whether a connection must authenticate (`auth.required`); otherwise it is
     /// anonymous until it does.
     public var required: Bool
     /// How long a connection may stay unauthenticated when `required` (`auth.timeoutMs`).
     public var timeout: Duration
     /// The rights of an anonymous connection (`auth.anonymousRights`).
-    public var anonymousRights: Rights
-    /// Revoked users (`POST /admin/revoke`); the verifier consults it too.
-    public var revocations: RevocationList
+    public var anonymousRights: any AccessRights
 
-    /// Creates a policy; `verifier` should have been made with `revocations`.
-    public init(verifier: TokenVerifier, required: Bool = true, timeout: Duration = .seconds(10), anonymousRights: Rights = .none, revocations: RevocationList) {
+    /// Creates a policy.
+    public init(verifier: any IdentityVerifier, required: Bool = true, timeout: Duration = .seconds(10), anonymousRights: any AccessRights) {
         self.verifier = verifier
         self.required = required
         self.timeout = timeout
         self.anonymousRights = anonymousRights
-        self.revocations = revocations
     }
 
     /// The token of an upgrade: `?token=JWT`, or `Authorization: Bearer JWT` (the scheme in

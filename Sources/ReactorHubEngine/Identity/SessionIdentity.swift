@@ -1,5 +1,4 @@
 import ReactorHubProtocol
-import ReactorHubAuth
 import Foundation
 
 /// Who a session is, and what it may do (PROTOCOL.md "Identity and rights").
@@ -9,9 +8,9 @@ enum SessionIdentity: Sendable {
     /// `auth.required` and no valid token yet: only `auth` and `ping` are served.
     case awaiting
     /// `auth.required` false and no token: the anonymous rights.
-    case anonymous(Rights)
+    case anonymous(any AccessRights)
     /// A verified token.
-    case user(VerifiedToken)
+    case user(Identity)
 
     /// The user for `hello` and `authed`: the token's `sub`, nil otherwise.
     var user: String? {
@@ -35,16 +34,16 @@ enum SessionIdentity: Sendable {
     }
 
     /// Nil when `right` on `address` is allowed, else the `forbidden` sentence.
-    func refusal(_ right: Right, _ address: ReactorAddress) -> String? {
+    func refusal(_ right: Access, _ address: ReactorAddress) -> String? {
         switch self {
         case .open:
             return nil
         case .awaiting:
             return "authenticate first"
         case .anonymous(let rights):
-            return rights.forbiddenMessage(right, kind: address.kind, id: address.id)
-        case .user(let token):
-            return token.rights.forbiddenMessage(right, kind: address.kind, id: address.id)
+            return rights.refusal(right, on: address)
+        case .user(let identity):
+            return identity.rights.refusal(right, on: address)
         }
     }
 }

@@ -1,4 +1,3 @@
-import ReactorHubAuth
 
 /// The tokens verified at recent upgrades, kept so that a connection's open does not verify
 /// again what its upgrade just verified, and so that many connections presenting one token
@@ -12,8 +11,8 @@ import ReactorHubAuth
 struct VerifiedTokenCache {
     /// The most entries of one generation.
     let capacity: Int
-    private var newer: [String: VerifiedToken] = [:]
-    private var older: [String: VerifiedToken] = [:]
+    private var newer: [String: Identity] = [:]
+    private var older: [String: Identity] = [:]
 
     init(capacity: Int = 1024) {
         precondition(capacity > 0, "a cache of no entries")
@@ -24,7 +23,7 @@ struct VerifiedTokenCache {
     var count: Int { newer.count + older.count }
 
     /// The kept result for `token`; one found in the older generation moves to the newer.
-    mutating func lookUp(_ token: String) -> VerifiedToken? {
+    mutating func lookUp(_ token: String) -> Identity? {
         if let kept = newer[token] { return kept }
         guard let kept = older.removeValue(forKey: token) else { return nil }
         insert(kept, for: token)
@@ -32,7 +31,7 @@ struct VerifiedTokenCache {
     }
 
     /// Keeps `verified` as the result for `token`.
-    mutating func insert(_ verified: VerifiedToken, for token: String) {
+    mutating func insert(_ verified: Identity, for token: String) {
         if newer[token] == nil, newer.count >= capacity {
             older = newer
             newer = [:]

@@ -1,0 +1,72 @@
+public import Foundation
+public import ReactorHubProtocol
+
+/// Who a connection or a request is, as the engine sees it: what an `IdentityVerifier`
+/// made of a token (PROTOCOL.md "Identity and rights"). The engine knows no token format;
+/// the daemon hands it a verifier (JWTs, from `ReactorHubAuth`).
+public struct Identity: Sendable {
+    /// The user (the token's `sub`).
+    public var subject: String
+    /// When the token was issued, when it says (revocation compares it).
+    public var issuedAt: Date?
+    /// When the token stops being valid (its expiry, with the verifier's leeway).
+    public var validUntil: Date
+    /// The expiry the token states (`authed.expires`).
+    public var expires: Date
+    /// What the user may do.
+    public var rights: any AccessRights
+
+    /// An identity of `subject`.
+    public init(subject: String, issuedAt: Date?, validUntil: Date, expires: Date, rights: any AccessRights) {
+        self.subject = subject
+        self.issuedAt = issuedAt
+        self.validUntil = validUntil
+        self.expires = expires
+        self.rights = rights
+    }
+
+    /// Whether `other` is the same user (their subjects are the same text).
+    public func hasSameSubject(as other: Identity) -> Bool {
+        subject.utf8.elementsEqual(other.subject.utf8)
+    }
+}
+
+/// The two rights of PROTOCOL.md: `read` (join, resume, presence) and `act` (actions).
+public enum Access: String, Sendable, Hashable, CustomStringConvertible {
+    case read
+    case act
+
+    public var description: String { rawValue }
+}
+
+/// What a user may do, reactor by reactor.
+public protocol AccessRights: Sendable {
+    /// Nil when `access` on `address` is allowed, else the `forbidden` sentence, which
+    /// names the reactor and the right that is missing.
+    func refusal(_ access: Access, on address: ReactorAddress) -> String?
+}
+
+/// A token that was refused: `reason` is PROTOCOL.md's word for why (`expired`,
+/// `bad signature`, `malformed`, `revoked`, …), said in upgrade refusals and metrics;
+/// `message` is the sentence for an `error`.
+public struct IdentityRefusal: Error, Sendable, Equatable {
+    public var reason: String
+    public var message: String
+
+    /// A refusal for `reason`.
+    public init(reason: String, message: String) {
+        self.reason = reason
+        self.message = message
+    }
+}
+
+/// Turns tokens into identities, and keeps revocations: the identity seam the engine is
+/// handed (DESIGN.md "identity is a verifier the core is handed").
+public protocol IdentityVerifier: Sendable {
+    /// Verifies `token` at `now`: its signature, times, audience, issuer and revocation.
+    func verify(_ token: String, now: Date) -> Result<Identity, IdentityRefusal>
+    /// Whether `identity`, verified earlier, has been revoked since.
+    func isRevoked(_ identity: Identity) -> Bool
+    /// Revokes every token of `subject` issued before `time` (or saying no issue time).
+    func revoke(subject: String, at time: Date)
+}
