@@ -129,10 +129,10 @@ extension Hub {
             logger.debug("authenticated", metadata: ["session": id.description, "user": verified.subject])
             // `exp` may lie past what an Int holds (1e300 is a number of seconds too).
             let expires = Int(min(verified.expires.timeIntervalSince1970.rounded(.down), 0x1p62))
-            delivery.send(.reply(ServerMessage.authed(ref: ref, user: verified.subject, expires: expires)), to: output)
+            delivery.send(.reply(codec.authed(ref: ref, user: verified.subject, expires: expires)), to: output)
             for (address, slot) in lost.sorted(by: { $0.0.description < $1.0.description }) {
                 leave(slot, output: output, ref: nil, reply: false)
-                delivery.send(.reply(ServerMessage.left(address.description, ref: nil, reason: "forbidden")), to: output)
+                delivery.send(.reply(codec.left(address.description, ref: nil, reason: "forbidden")), to: output)
             }
             armExpiry(for: id, token: verified, policy: policy)
         }

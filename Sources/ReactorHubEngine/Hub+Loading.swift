@@ -14,6 +14,7 @@ extension Hub {
         return ReactorKind.InstanceContext(
             stream: slot.stream,
             delivery: delivery,
+            codec: codec,
             metrics: metrics,
             historyCapacity: configuration.historyPatches,
             historyBytes: configuration.historyBytes,

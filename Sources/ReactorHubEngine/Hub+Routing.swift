@@ -12,7 +12,7 @@ extension Hub {
         }
         switch request.message {
         case .ping:
-            reply(ServerMessage.pong(ref: request.ref), to: id)
+            reply(codec.pong(ref: request.ref), to: id)
         case .auth(let token):
             authenticate(token, ref: request.ref, from: id)
         case .join(let address, let since):
@@ -208,19 +208,19 @@ extension Hub {
         case (.action(let output, let payload, let actionID, let ref, let receivedAt), .ready(let instance)):
             if let error = instance.dispatch(payload, from: output, id: actionID, ref: ref, receivedAt: receivedAt) {
                 metrics.action(address.kind, "refused")
-                send(ServerMessage.error(error, ref: ref), to: output, refusal: error)
+                send(codec.error(error, ref: ref), to: output, refusal: error)
             }
         case (.presence(let output, let user, let state, let ref), .ready(let instance)):
             instance.setPresence(output, user: user, state: state, ref: ref)
         case (.presence(let output, _, _, let ref), .failed(let error)):
-            send(ServerMessage.error(error, ref: ref), to: output, refusal: error)
+            send(codec.error(error, ref: ref), to: output, refusal: error)
         case (.leave(let output, let ref, let reply), .ready(let instance)):
             instance.leave(output.id)
-            if reply { send(ServerMessage.left(address.description, ref: ref), to: output) }
+            if reply { send(codec.left(address.description, ref: ref, reason: nil), to: output) }
         case (.join(let output, let ref, _), .failed(let error)), (.action(let output, _, _, let ref, _), .failed(let error)):
-            send(ServerMessage.error(error, ref: ref), to: output, refusal: error)
+            send(codec.error(error, ref: ref), to: output, refusal: error)
         case (.leave(let output, let ref, let reply), .failed):
-            if reply { send(ServerMessage.left(address.description, ref: ref), to: output) }
+            if reply { send(codec.left(address.description, ref: ref, reason: nil), to: output) }
         }
     }
 
@@ -241,7 +241,7 @@ extension Hub {
     func refuse(_ id: ConnectionID, _ error: ProtocolError, ref: Ref?) {
         metrics.errors.increment(error.code.rawValue)
         logger.debug("refused", metadata: ["session": id.description, "code": error.code.rawValue, "message": error.message])
-        reply(ServerMessage.error(error, ref: ref), to: id)
+        reply(codec.error(error, ref: ref), to: id)
     }
 
     private func unknownKind(_ kind: String) -> ProtocolError {

@@ -31,6 +31,8 @@ public final class Hub: TransportHandler, Sendable {
     let store: any StateStore
     let transport: any MessageTransport
     let delivery: Delivery
+    /// How every message is written (the codec seam): JSON frames with the transport's headroom.
+    let codec: any MessageCodec
     /// Backpressure on the way in.
     let load: ActionLoad
     let logger: Logger
@@ -66,6 +68,7 @@ public final class Hub: TransportHandler, Sendable {
         self.logger = logger
         let metrics = HubMetrics(kinds: registry.names)
         self.metrics = metrics
+        self.codec = JSONCodec(headroom: transport.frameHeadroom)
         self.delivery = Delivery(
             transport: transport, limits: DeliveryLimits(outboundQueueBytes: configuration.outboundQueueBytes),
             metrics: metrics, logger: logger
@@ -74,7 +77,7 @@ public final class Hub: TransportHandler, Sendable {
         var writer = JSONWriter()
         writer.writeValue(registry.helloDescription)
         self.helloReactors = writer.bytes
-        cluster?.attach(delivery)
+        cluster?.attach(delivery, codec: codec)
         identityDeadlines.activate { [weak self] due in self?.identityDeadlinesPassed(due) }
     }
 
@@ -118,7 +121,7 @@ public final class Hub: TransportHandler, Sendable {
                 "user": identity.user ?? "-",
             ]
         )
-        let hello = ServerMessage.hello(
+        let hello = codec.hello(
             server: configuration.serverName, session: cluster?.session(connection.id) ?? connection.id.description, identity: identity.hello,
             node: cluster?.id ?? configuration.nodeID, reactors: helloReactors
         )

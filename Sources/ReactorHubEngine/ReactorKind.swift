@@ -11,6 +11,8 @@ struct ReactorKind: Sendable {
     struct InstanceContext: Sendable {
         var stream: StreamID
         var delivery: Delivery
+        /// How every message is written.
+        var codec: any MessageCodec
         var metrics: HubMetrics
         var historyCapacity: Int
         var historyBytes: Int

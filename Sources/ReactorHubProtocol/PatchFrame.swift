@@ -15,7 +15,7 @@ package struct PatchFrame: Sendable {
     private let operationsStart: Int
 
     /// Writes `{"type":"patch","reactor":…,"version":…[,"base":…],"patch":OPERATIONS}`.
-    package init(address: String, version: Int, base: Int, operations: some Collection<UInt8>) {
+    package init(address: String, version: Int, base: Int, operations: some Collection<UInt8>, headroom: Int = OutboundMessage.standardHeadroom) {
         var writer = JSONWriter()
         writer.bytes.reserveCapacity(operations.count + address.utf8.count + 64)
         writer.writeRaw(#"{"type":"patch","reactor":"#)
@@ -30,7 +30,7 @@ package struct PatchFrame: Sendable {
         let start = writer.bytes.count
         writer.bytes.append(contentsOf: operations)
         writer.writeByte(UInt8(ascii: "}"))
-        self.message = OutboundMessage(writer.bytes)
+        self.message = OutboundMessage(writer.bytes, headroom: headroom)
         self.version = version
         self.base = base
         self.address = address
@@ -54,7 +54,7 @@ package struct PatchFrame: Sendable {
 
     /// One frame spanning `frames` (consecutive, of one instance): `[a,b]`, `[c]` →
     /// `[a,b,c]`, so that applying it applies each in turn.
-    package static func merge(_ frames: some Collection<PatchFrame>) -> PatchFrame {
+    package static func merge(_ frames: some Collection<PatchFrame>, headroom: Int = OutboundMessage.standardHeadroom) -> PatchFrame {
         precondition(!frames.isEmpty)
         if frames.count == 1 { return frames.first! }
         var joined: [UInt8] = [UInt8(ascii: "[")]
@@ -70,6 +70,6 @@ package struct PatchFrame: Sendable {
         joined.append(UInt8(ascii: "]"))
         let first = frames.first!
         let last = frames.reversed().first!
-        return PatchFrame(address: first.address, version: last.version, base: first.base, operations: joined)
+        return PatchFrame(address: first.address, version: last.version, base: first.base, operations: joined, headroom: headroom)
     }
 }

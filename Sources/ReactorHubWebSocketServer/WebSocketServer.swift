@@ -82,6 +82,9 @@ public final class WebSocketServer: MessageTransport {
         core?.post(.outputReadyMany(ids))
     }
 
+    /// libwebsockets' `LWS_PRE`: the frame header is written in front of each payload.
+    public var frameHeadroom: Int { LWSHeadroom.bytes }
+
     public func setReading(_ id: ConnectionID, enabled: Bool) {
         core?.post(.setReading(id, enabled))
     }

@@ -34,6 +34,8 @@ public final class ClusterNode: Service, Sendable {
     private let replicas = Locked<[String: any ClusterReplica]>([:])
     private let pending = Locked(PendingReplies())
     private let delivery = Locked<Delivery?>(nil)
+    /// How the hub writes messages (set with the delivery).
+    private let codecHolder = Locked<(any MessageCodec)?>(nil)
     private let stopping = Latch()
     private let draining = Atomic<Bool>(false)
     /// The inbox reader's loop, started with the links and ended by `run()`'s shutdown.
@@ -111,8 +113,14 @@ public final class ClusterNode: Service, Sendable {
         client.isConnected && subscriber.isConnected && inboxReader.isReading ? nil : "cluster link down"
     }
 
-    func attach(_ delivery: Delivery) {
+    func attach(_ delivery: Delivery, codec: any MessageCodec) {
         self.delivery.withLock { $0 = delivery }
+        codecHolder.withLock { $0 = codec }
+    }
+
+    /// The hub's codec (JSON frames without headroom until the hub attached).
+    private var codec: any MessageCodec {
+        codecHolder.withLock { $0 } ?? JSONCodec()
     }
 
     // MARK: Service
@@ -240,7 +248,7 @@ public final class ClusterNode: Service, Sendable {
             case .actions(let actions)?:
                 let replica = draining.load(ordering: .relaxed) ? nil : replicas.withLock { $0[entry.instance] }
                 for action in actions where !(replica?.accept(action) ?? false) {
-                    answer(action.replyTo, ServerMessage.error(
+                    answer(action.replyTo, codec.error(
                         ProtocolError(.overloaded, "\(entry.instance) has no owner yet (ownership is moving); retry"), ref: action.ref
                     ).withBytes { Array($0) }, bounced: entry.instance)
                 }
@@ -276,7 +284,7 @@ public final class ClusterNode: Service, Sendable {
 
     private func deliverReply(_ token: UInt64, _ reply: [UInt8]) {
         guard let sender = takeReply(token), let delivery = delivery.withLock({ $0 }) else { return }
-        delivery.send(.reply(OutboundMessage(reply)), to: sender.output)
+        delivery.send(.reply(codec.message(reply)), to: sender.output)
     }
 
     /// Notes that the action of `token` went to `owner`'s inbox.
@@ -294,7 +302,7 @@ public final class ClusterNode: Service, Sendable {
         for sender in late {
             metrics.replyTimeouts.increment()
             let error = ProtocolError(.overloaded, "no reply from the owner of \(sender.address) in time (it may be failing over); retry with the same action id")
-            delivery.send(.reply(ServerMessage.error(error, ref: sender.ref)), to: sender.output)
+            delivery.send(.reply(codec.error(error, ref: sender.ref)), to: sender.output)
         }
     }
 

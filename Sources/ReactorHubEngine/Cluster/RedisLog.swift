@@ -34,6 +34,7 @@ final class RedisLog: InstanceLog {
     let epoch: String
     let node: ClusterNode
     let logger: Logger
+    let codec: any MessageCodec
     let retired = Atomic<Bool>(false)
     private let operations: AsyncStream<Operation>.Continuation
     private let onLost: @Sendable () -> Void
@@ -42,13 +43,14 @@ final class RedisLog: InstanceLog {
     /// `snapshotVersion`. `onLost` runs once when a write finds the lease gone.
     init(
         address: String, lease: Lease, epoch: String, version: Int, snapshotVersion: Int, node: ClusterNode, logger: Logger,
-        onLost: @escaping @Sendable () -> Void
+        codec: any MessageCodec, onLost: @escaping @Sendable () -> Void
     ) {
         self.address = address
         self.lease = lease
         self.epoch = epoch
         self.node = node
         self.logger = logger
+        self.codec = codec
         self.onLost = onLost
         let (stream, operations) = AsyncStream.makeStream(of: Operation.self)
         self.operations = operations
@@ -228,7 +230,7 @@ final class RedisLog: InstanceLog {
         }
         for (bytes, to) in replies {
             guard to != ReplyAddress.everyone, let address = ReplyAddress(bytes: to) else { continue }
-            node.answer(address, OwnerRefusal.message(ref: Ref(of: bytes)).withBytes { Array($0) })
+            node.answer(address, OwnerRefusal.message(ref: Ref(of: bytes), codec: codec).withBytes { Array($0) })
         }
     }
 

@@ -42,7 +42,7 @@ extension ReplicaInstance {
     /// The patch frame of a patch entry, as every node writes it from the operations.
     func frame(of entry: LogEntry) -> PatchFrame? {
         guard let patch = entry.patch else { return nil }
-        return PatchFrame(address: addressText, version: entry.version, base: entry.effectiveBase, operations: patch)
+        return context.codec.patch(addressText, version: entry.version, base: entry.effectiveBase, operations: patch)
     }
 
     /// Starts the view afresh from what was read.
@@ -151,15 +151,15 @@ extension ReplicaInstance {
     /// a sender, or a pulse (`to` = everyone).
     private func record(of entry: LogEntry) -> LogRecord {
         let reply = entry.reply.map { bytes in
-            LoggedReply(message: OutboundMessage(bytes), to: entry.replyTo.flatMap(ReplyAddress.init(bytes:)).map(ReplyTarget.node))
+            LoggedReply(message: context.codec.message(bytes), to: entry.replyTo.flatMap(ReplyAddress.init(bytes:)).map(ReplyTarget.node))
         }
         if let frame = frame(of: entry) {
             return .patch(frame, state: nil, reply: reply)
         }
         if entry.replyTo == ReplyAddress.everyone, let bytes = entry.reply {
-            return .pulse(OutboundMessage(bytes))
+            return .pulse(context.codec.message(bytes))
         }
-        return .reply(reply ?? LoggedReply(message: OutboundMessage([UInt8]()), to: nil))
+        return .reply(reply ?? LoggedReply(message: context.codec.message([UInt8]()), to: nil))
     }
 
     /// Reads the log from the last entry applied; reloads when it no longer chains.

@@ -35,7 +35,7 @@ extension ReplicaInstance {
             }
             let log = RedisLog(
                 address: addressText, lease: lease, epoch: stored.epoch, version: stored.version, snapshotVersion: snapshot.version,
-                node: node, logger: logger
+                node: node, logger: logger, codec: context.codec
             ) { [weak self, node] in
                 self?.leaseLost(lease)
                 node.heartbeat.drop(lease)
@@ -99,7 +99,7 @@ extension ReplicaInstance {
             ? "\(view.address) has no owner yet (a node is taking it over); retry"
             : "\(view.address) cannot take actions now: this node's link to Redis is down; retry"
         for action in actions {
-            node.answer(action.replyTo, ServerMessage.error(ProtocolError(.overloaded, reason), ref: action.ref).withBytes { Array($0) })
+            node.answer(action.replyTo, context.codec.error(ProtocolError(.overloaded, reason), ref: action.ref).withBytes { Array($0) })
         }
     }
 

@@ -44,7 +44,7 @@ extension ReplicaInstance {
         }
         if let ref {
             let version = view.position.version
-            view.reply(ServerMessage.ack(addressText, ref: ref, version: version, applied: version), to: output)
+            view.reply(context.codec.ack(addressText, ref: ref, version: version, applied: version), to: output)
         }
     }
 

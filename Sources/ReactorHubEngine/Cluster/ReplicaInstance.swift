@@ -124,7 +124,7 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
         }
         // The other nodes' entries, before the first snapshot; notices queue meanwhile.
         await reconcilePresence()
-        _ = view.presence.takeBroadcast(addressText)  // nobody has joined yet: the snapshots carry them
+        _ = view.presence.takeBroadcast()  // nobody has joined yet: the snapshots carry them
         started.store(true, ordering: .relaxed)
         Task { [self] in await applyLoop() }
         Task { [self] in await forwardLoop() }
@@ -226,7 +226,7 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
             owner.dispatch(try ActionDecoder().decode(R.Action.self, from: action.action), from: sender, id: action.id)
         } catch {
             context.metrics.action(view.address.kind, "refused")
-            owner.log.appendReply(LoggedReply(message: ServerMessage.error(ProtocolError(error, kind: view.address.kind), ref: action.ref), to: sender.target))
+            owner.log.appendReply(LoggedReply(message: context.codec.error(ProtocolError(error, kind: view.address.kind), ref: action.ref), to: sender.target))
         }
     }
 

@@ -11,6 +11,9 @@ public import ReactorHubProtocol
 ///
 /// Every method may be called from any thread and returns without blocking.
 public protocol MessageTransport: AnyObject, Sendable {
+    /// Writable bytes the transport needs in front of each payload to frame it in place;
+    /// the engine's codec reserves them.
+    var frameHeadroom: Int { get }
     /// Starts serving; events go to `handler`, which the transport keeps until it has shut
     /// down. Returns the bound port (0 for transports without one).
     func start(handler: any TransportHandler) throws(TransportError) -> Int
@@ -64,4 +67,9 @@ extension TransportHandler {
     public func http(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
         respond(.text(404, "not found: \(request.path)"))
     }
+}
+
+extension MessageTransport {
+    /// None: the transport copies or frames payloads itself.
+    public var frameHeadroom: Int { 0 }
 }

@@ -139,7 +139,7 @@ struct Outbox {
         written.mergedWrites += 1
         written.patchFrames += 1
         written.updates += run.last!.version - run.first!.base
-        return PatchFrame.merge(run).message
+        return PatchFrame.merge(run, headroom: run[run.startIndex].message.headroom).message
     }
 
     /// The streams to resync now that the outbox has drained: returned once per lag

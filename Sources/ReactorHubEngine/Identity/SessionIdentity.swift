@@ -19,7 +19,7 @@ enum SessionIdentity: Sendable {
     }
 
     /// Who the connection is, as `hello` says it.
-    var hello: ServerMessage.Identity {
+    var hello: HelloIdentity {
         switch self {
         case .open: .open
         case .awaiting: .awaiting

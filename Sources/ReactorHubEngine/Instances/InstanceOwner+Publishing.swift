@@ -23,12 +23,12 @@ extension InstanceOwner {
         case .refused(let refusal):
             context.metrics.action(address.kind, "refused")
             context.metrics.errors.increment("invalid_action")
-            reply = ServerMessage.error(ProtocolError(.invalidAction, refusal.message), ref: sender.ref)
+            reply = context.codec.error(ProtocolError(.invalidAction, refusal.message), ref: sender.ref)
         case .failed(let message):
             context.metrics.action(address.kind, "refused")
             context.metrics.errors.increment("internal")
             logger.error("action failed", metadata: ["error": message])
-            reply = ServerMessage.error(ProtocolError(.internal, "the action failed: \(message)"), ref: sender.ref)
+            reply = context.codec.error(ProtocolError(.internal, "the action failed: \(message)"), ref: sender.ref)
         case .withdrawn:
             // Its connection is gone (the reply goes nowhere), or the hub drains. Never
             // applied: its id is forgotten (a resend may be applied), and the resends
@@ -38,7 +38,7 @@ extension InstanceOwner {
             if let id { targets += actionIDs.withLock { $0.abandon(id) } }
             for target in targets {
                 context.metrics.errors.increment("overloaded")
-                let refusal = ServerMessage.error(
+                let refusal = context.codec.error(
                     ProtocolError(.overloaded, "the server is shutting down and takes no new actions; retry on another server or later"),
                     ref: target.ref
                 )
@@ -56,7 +56,7 @@ extension InstanceOwner {
     func applied(_ sender: Sender, id: String?) {
         guard let accepted = accepting else { return }
         accepting = nil
-        let ack = ServerMessage.ack(addressText, ref: sender.ref, version: accepted.version, applied: published.version)
+        let ack = context.codec.ack(addressText, ref: sender.ref, version: accepted.version, applied: published.version)
         let reply = LoggedReply(message: ack, to: sender.ref == nil ? nil : sender.target, actionID: id)
         if sender.ref != nil || id != nil {
             if accepted.index < burst.count, case .patch(let frame, let state, nil) = burst[accepted.index] {
@@ -74,7 +74,7 @@ extension InstanceOwner {
         let bytes = reply.withBytes { Array($0) }
         let waiters = actionIDs.withLock { $0.answer(id, reply: bytes, now: .now) }
         for waiter in waiters {
-            if let message = DuplicateReply.message(from: bytes, ref: waiter.ref) {
+            if let message = context.codec.duplicate(of: bytes, ref: waiter.ref) {
                 burst.append(.reply(LoggedReply(message: message, to: waiter.target)))
             }
         }
@@ -112,11 +112,11 @@ extension InstanceOwner {
             published.state = new
             var writer = JSONWriter()
             writer.writePatch(operations)
-            let frame = PatchFrame(address: addressText, version: published.version, base: published.version - 1, operations: writer.bytes)
+            let frame = context.codec.patch(addressText, version: published.version, base: published.version - 1, operations: writer.bytes)
             burst.append(.patch(frame, state: new, reply: nil))
         }
         for pulse in pulses {
-            burst.append(.pulse(ServerMessage.pulse(addressText, version: published.version, name: pulse.name, value: pulse.value)))
+            burst.append(.pulse(context.codec.pulse(addressText, version: published.version, name: pulse.name, value: pulse.value)))
         }
     }
 

@@ -116,7 +116,7 @@ final class InstanceOwner<R: Reactor>: @unchecked Sendable where R.Action: Decod
     /// duplicate) or is pending (then the resend waits for the first answer).
     func dispatch(_ action: R.Action, from sender: Sender, id: String?) {
         guard !retired.load(ordering: .relaxed) else {
-            return log.appendReply(LoggedReply(message: OwnerRefusal.message(ref: sender.ref), to: sender.target))
+            return log.appendReply(LoggedReply(message: OwnerRefusal.message(ref: sender.ref, codec: context.codec), to: sender.target))
         }
         if let id {
             switch actionIDs.withLock({ $0.begin(id, waiter: sender, now: .now) }) {
@@ -127,7 +127,7 @@ final class InstanceOwner<R: Reactor>: @unchecked Sendable where R.Action: Decod
                 return
             case .answered(let reply):
                 context.metrics.action(address.kind, "duplicate")
-                if let message = DuplicateReply.message(from: reply, ref: sender.ref) {
+                if let message = context.codec.duplicate(of: reply, ref: sender.ref) {
                     log.appendReply(LoggedReply(message: message, to: sender.target))
                 }
                 return

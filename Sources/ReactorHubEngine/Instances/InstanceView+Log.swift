@@ -114,7 +114,7 @@ extension InstanceView {
                 size += frames[end].operationsCount
                 end += 1
             }
-            merged.append(.patch(stream, PatchFrame.merge(frames[start..<end])))
+            merged.append(.patch(stream, context.codec.merge(frames[start..<end])))
             start = end
         }
         return merged

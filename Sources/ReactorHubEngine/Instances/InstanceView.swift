@@ -98,8 +98,8 @@ final class InstanceView: Sendable {
                let missed = contents.history.frames(after: since.version, current: contents.version)
             {
                 // `resumed` names the version the client holds; the missed patches continue from it.
-                let resumed = ServerMessage.resumed(
-                    addressText, ref: ref, epoch: contents.epoch, version: since.version, extra: presence.snapshotMembers()
+                let resumed = context.codec.resumed(
+                    addressText, ref: ref, epoch: contents.epoch, version: since.version, presence: presence.snapshot()
                 )
                 context.delivery.send([.snapshot(stream, resumed)] + missed.map { .patch(stream, $0) }, to: [output])
                 context.metrics.resumes.increment("resumed")
@@ -169,8 +169,8 @@ final class InstanceView: Sendable {
             text = writer.bytes
             contents.stateText = text
         }
-        return ServerMessage.snapshot(
-            addressText, ref: ref, epoch: contents.epoch, version: contents.version, state: text, extra: presence.snapshotMembers()
+        return context.codec.snapshot(
+            addressText, ref: ref, epoch: contents.epoch, version: contents.version, state: text, presence: presence.snapshot()
         )
     }
 
@@ -191,7 +191,8 @@ final class InstanceView: Sendable {
 
     private func broadcastPresence() {
         contents.withLock { contents in
-            guard let frame = presence.takeBroadcast(addressText) else { return }
+            guard let change = presence.takeBroadcast() else { return }
+            let frame = context.codec.presence(addressText, change)
             context.delivery.send([.presence(stream, frame)], to: contents.subscribers)
         }
     }

@@ -26,7 +26,7 @@ final class LocalInstance<R: Reactor>: ViewedInstance, Sendable where R.Action: 
             epoch = stored.epoch
             version = stored.version
             committed = stored.state
-            history = Self.frames(restoring: stored.patches, address: address.description, version: version)
+            history = Self.frames(restoring: stored.patches, address: address.description, version: version, codec: context.codec)
         } else {
             epoch = Epoch.make()
             version = 0
@@ -49,7 +49,7 @@ final class LocalInstance<R: Reactor>: ViewedInstance, Sendable where R.Action: 
 
     /// The stored patch frames that still chain up to `version`, as frames; a frame that
     /// no longer parses ends the usable history there.
-    private static func frames(restoring patches: [StoredPatch], address: String, version: Int) -> [PatchFrame] {
+    private static func frames(restoring patches: [StoredPatch], address: String, version: Int, codec: any MessageCodec) -> [PatchFrame] {
         var frames: [PatchFrame] = []
         for patch in patches {
             guard let frame = try? JSONParser().parse(patch.frame), let operations = frame["patch"] else {
@@ -60,7 +60,7 @@ final class LocalInstance<R: Reactor>: ViewedInstance, Sendable where R.Action: 
             writer.writeValue(operations)
             let base = frame["base"]?.intValue ?? (patch.version - 1)
             if let last = frames.last, last.version != base { frames = [] }
-            frames.append(PatchFrame(address: address, version: patch.version, base: base, operations: writer.bytes))
+            frames.append(codec.patch(address, version: patch.version, base: base, operations: writer.bytes))
         }
         return frames.last?.version == version ? frames : []
     }
@@ -94,7 +94,7 @@ final class LocalInstance<R: Reactor>: ViewedInstance, Sendable where R.Action: 
         view.setPresence(output.id.description, user: user, state: state)
         if let ref {
             let version = view.position.version
-            view.reply(ServerMessage.ack(view.addressText, ref: ref, version: version, applied: version), to: output)
+            view.reply(view.context.codec.ack(view.addressText, ref: ref, version: version, applied: version), to: output)
         }
     }
 

@@ -53,7 +53,7 @@ struct LogBurst: Sendable {
 /// The refusal of an action whose instance has no owner here any more.
 enum OwnerRefusal {
     /// `overloaded`, worded so that the sender resends (with the same id).
-    static func message(ref: Ref?) -> OutboundMessage {
-        ServerMessage.error(ProtocolError(.overloaded, "this instance has no owner here any more (ownership is moving); retry"), ref: ref)
+    static func message(ref: Ref?, codec: any MessageCodec) -> OutboundMessage {
+        codec.error(ProtocolError(.overloaded, "this instance has no owner here any more (ownership is moving); retry"), ref: ref)
     }
 }

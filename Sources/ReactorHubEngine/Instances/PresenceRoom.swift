@@ -6,11 +6,7 @@ import ReactorHubLocking
 /// connection's presence state, and the changes not broadcast yet, coalesced so that
 /// changes piling up leave as one frame. Never versioned, never persisted.
 final class PresenceRoom: Sendable {
-    struct Entry: Sendable, Equatable {
-        var user: String?
-        /// The state's compact JSON.
-        var state: [UInt8]
-    }
+    typealias Entry = PresenceEntry
 
     private struct Contents {
         var entries: [String: Entry] = [:]
@@ -57,79 +53,38 @@ final class PresenceRoom: Sendable {
         }
     }
 
-    /// The frame that broadcasts the changes since the last one, or nil when none.
-    func takeBroadcast(_ address: String) -> OutboundMessage? {
-        contents.withLock { contents -> OutboundMessage? in
+    /// The changes since the last broadcast, or nil when there is nothing to say.
+    func takeBroadcast() -> PresenceChange? {
+        contents.withLock { contents -> PresenceChange? in
             contents.flushScheduled = false
             let changed = contents.changed
             contents.changed = []
             guard !changed.isEmpty else { return nil }
-            var writer = JSONWriter()
-            writer.writeRaw(#"{"type":"presence","reactor":"#)
-            writer.writeString(address)
             if contents.entries.count > maxListed {
                 // Only the count: nothing to say when it did not change.
                 guard contents.broadcastCount != contents.entries.count else { return nil }
                 contents.broadcastCount = contents.entries.count
-                writer.writeRaw(#","presenceCount":"#)
-                writer.writeInt(contents.entries.count)
-            } else {
-                // Back under the limit after counts: every entry, so that members can list
-                // them again; otherwise the changes.
-                let listedAgain = contents.broadcastCount != nil
-                contents.broadcastCount = nil
-                let joins = listedAgain
-                    ? contents.entries.keys.sorted() : changed.filter { contents.entries[$0] != nil }
-                let leaves = listedAgain ? [] : changed.filter { contents.entries[$0] == nil }
-                writer.writeRaw(#","joins":{"#)
-                for (index, session) in joins.enumerated() {
-                    if index > 0 { writer.writeByte(UInt8(ascii: ",")) }
-                    writer.writeString(session)
-                    writer.writeByte(UInt8(ascii: ":"))
-                    Self.write(contents.entries[session]!, into: &writer)
-                }
-                writer.writeRaw(#"},"leaves":["#)
-                for (index, session) in leaves.enumerated() {
-                    if index > 0 { writer.writeByte(UInt8(ascii: ",")) }
-                    writer.writeString(session)
-                }
-                writer.writeByte(UInt8(ascii: "]"))
+                return .count(contents.entries.count)
             }
-            writer.writeByte(UInt8(ascii: "}"))
-            return OutboundMessage(writer.bytes)
+            // Back under the limit after counts: every entry, so that members can list them
+            // again; otherwise the changes.
+            let listedAgain = contents.broadcastCount != nil
+            contents.broadcastCount = nil
+            let joins = listedAgain ? contents.entries.keys.sorted() : changed.filter { contents.entries[$0] != nil }
+            let leaves = listedAgain ? [] : changed.filter { contents.entries[$0] == nil }
+            return .changes(joins: joins.map { ($0, contents.entries[$0]!) }, leaves: leaves)
         }
     }
 
-    /// `,"presence":{…}` (`{}` when nobody set a presence) or `,"presenceCount":N`: the
-    /// members every snapshot and `resumed` carry (PROTOCOL.md "Presence").
-    func snapshotMembers() -> [UInt8] {
+    /// What every snapshot and `resumed` carries (PROTOCOL.md "Presence"): the entries
+    /// (none: `{}`), or their count past `maxListed`.
+    func snapshot() -> PresenceSnapshot {
         contents.withLock { contents in
-            var writer = JSONWriter()
-            if contents.entries.count > maxListed {
-                writer.writeRaw(#","presenceCount":"#)
-                writer.writeInt(contents.entries.count)
-                return writer.bytes
-            }
-            writer.writeRaw(#","presence":{"#)
-            for (index, session) in contents.entries.keys.sorted().enumerated() {
-                if index > 0 { writer.writeByte(UInt8(ascii: ",")) }
-                writer.writeString(session)
-                writer.writeByte(UInt8(ascii: ":"))
-                Self.write(contents.entries[session]!, into: &writer)
-            }
-            writer.writeByte(UInt8(ascii: "}"))
-            return writer.bytes
+            if contents.entries.count > maxListed { return .count(contents.entries.count) }
+            return .entries(contents.entries.keys.sorted().map { ($0, contents.entries[$0]!) })
         }
     }
 
     /// Entries held.
     var count: Int { contents.withLock { $0.entries.count } }
-
-    private static func write(_ entry: Entry, into writer: inout JSONWriter) {
-        writer.writeRaw(#"{"user":"#)
-        if let user = entry.user { writer.writeString(user) } else { writer.writeRaw("null") }
-        writer.writeRaw(#","state":"#)
-        writer.bytes.append(contentsOf: entry.state)
-        writer.writeByte(UInt8(ascii: "}"))
-    }
 }

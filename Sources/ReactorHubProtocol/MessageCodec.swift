@@ -1,0 +1,87 @@
+package import ReactorHubJSON
+
+/// How the engine writes every message it sends (the codec seam, DESIGN.md): JSON text
+/// frames as PROTOCOL.md writes them (`JSONCodec`) today; another encoding, or frames
+/// prepared for a transport (compressed once per broadcast), is another codec.
+package protocol MessageCodec: Sendable {
+    /// Writable bytes in front of every payload, for the transport to frame it in place.
+    var headroom: Int { get }
+
+    /// `hello`, the first message of a connection.
+    func hello(server: String, session: String, identity: HelloIdentity, node: String?, reactors: [UInt8]) -> OutboundMessage
+    /// `authed`, the answer to an `auth` message.
+    func authed(ref: Ref?, user: String, expires: Int) -> OutboundMessage
+    /// `snapshot`: the state (its compact JSON) at `version`, with who is there.
+    func snapshot(_ address: String, ref: Ref?, epoch: String, version: Int, state: [UInt8], presence: PresenceSnapshot) -> OutboundMessage
+    /// `resumed`: the client's `version` still holds; the missed patches follow.
+    func resumed(_ address: String, ref: Ref?, epoch: String, version: Int, presence: PresenceSnapshot) -> OutboundMessage
+    /// `patch`: the operations (a JSON array) that lead from `base` to `version`.
+    func patch(_ address: String, version: Int, base: Int, operations: some Collection<UInt8>) -> PatchFrame
+    /// One frame spanning consecutive frames of one instance.
+    func merge(_ frames: some Collection<PatchFrame>) -> PatchFrame
+    /// `pulse`: a `@Pulse` property fired.
+    func pulse(_ address: String, version: Int, name: String, value: JSONValue) -> OutboundMessage
+    /// `presence`: who joined or left, or how many are there.
+    func presence(_ address: String, _ change: PresenceChange) -> OutboundMessage
+    /// `left`, the answer to `leave` (or unsolicited, with a reason).
+    func left(_ address: String, ref: Ref?, reason: String?) -> OutboundMessage
+    /// `ack` of an accepted action (PROTOCOL.md "Acks").
+    func ack(_ address: String, ref: Ref?, version: Int, applied: Int) -> OutboundMessage
+    /// `error`: a refusal.
+    func error(_ error: ProtocolError, ref: Ref?) -> OutboundMessage
+    /// `pong`.
+    func pong(ref: Ref?) -> OutboundMessage
+    /// A remembered reply sent again to a resend of its action id: with the resend's `ref`
+    /// and `"duplicate":true`; nil when `reply` is not a message this codec wrote.
+    func duplicate(of reply: [UInt8], ref: Ref?) -> OutboundMessage?
+    /// A message already encoded by this codec (a reply read back from a log).
+    func message(_ bytes: some Collection<UInt8>) -> OutboundMessage
+}
+
+/// Who the connection is, as `hello` says it.
+package enum HelloIdentity: Sendable {
+    /// No identity rules: nothing is said.
+    case open
+    /// A token is required and none was given yet: `"auth":"required"`.
+    case awaiting
+    /// No token, anonymous rights: `"user":null`.
+    case anonymous
+    /// A verified token's `sub`.
+    case user(String)
+}
+
+/// One connection's presence in a reactor: its user (nil: anonymous) and its state's
+/// compact JSON.
+package struct PresenceEntry: Sendable, Equatable {
+    package var user: String?
+    package var state: [UInt8]
+
+    package init(user: String?, state: [UInt8]) {
+        self.user = user
+        self.state = state
+    }
+}
+
+/// What a `snapshot` or `resumed` says of presence (PROTOCOL.md "Presence").
+package enum PresenceSnapshot: Sendable {
+    /// Every entry by session, in session order (none: `"presence":{}`).
+    case entries([(session: String, entry: PresenceEntry)])
+    /// More than `presence.maxListed`: only how many.
+    case count(Int)
+
+    /// About how many bytes it takes written.
+    package var byteCount: Int {
+        switch self {
+        case .entries(let entries): entries.reduce(16) { $0 + $1.session.utf8.count + $1.entry.state.count + 32 }
+        case .count: 24
+        }
+    }
+}
+
+/// What a presence broadcast says.
+package enum PresenceChange: Sendable {
+    /// Sessions that set (or changed) their presence, and sessions that left.
+    case changes(joins: [(session: String, entry: PresenceEntry)], leaves: [String])
+    /// More than `presence.maxListed`: only how many.
+    case count(Int)
+}
