@@ -71,18 +71,12 @@ package struct JSONCodec: MessageCodec {
         }
     }
 
-    /// `{"type":"snapshot","reactor":…,"ref":…,"epoch":…,"version":…,"state":{…}}`
+    /// `{"type":"snapshot","reactor":…,"ref":…,"epoch":…,"version":…,"state":{…},"presence":{…}}`
     package func snapshot(
         _ address: String, ref: Ref?, epoch: String, version: Int, state: [UInt8], presence: PresenceSnapshot
     ) -> OutboundMessage {
         frame(capacity: state.count + presence.byteCount + 128) { writer in
-            writer.writeRaw(#"{"type":"snapshot","reactor":"#)
-            writer.writeString(address)
-            writeRef(ref, &writer)
-            writer.writeRaw(#","epoch":"#)
-            writer.writeString(epoch)
-            writer.writeRaw(#","version":"#)
-            writer.writeInt(version)
+            writeHead("snapshot", address, ref: ref, epoch: epoch, version: version, &writer)
             writer.writeRaw(#","state":"#)
             writer.bytes.append(contentsOf: state)
             write(presence, &writer)
@@ -90,19 +84,26 @@ package struct JSONCodec: MessageCodec {
         }
     }
 
-    /// `{"type":"resumed","reactor":…,"ref":…,"epoch":…,"version":…}`
+    /// `{"type":"resumed","reactor":…,"ref":…,"epoch":…,"version":…,"presence":{…}}`
     package func resumed(_ address: String, ref: Ref?, epoch: String, version: Int, presence: PresenceSnapshot) -> OutboundMessage {
         frame(capacity: presence.byteCount + 128) { writer in
-            writer.writeRaw(#"{"type":"resumed","reactor":"#)
-            writer.writeString(address)
-            writeRef(ref, &writer)
-            writer.writeRaw(#","epoch":"#)
-            writer.writeString(epoch)
-            writer.writeRaw(#","version":"#)
-            writer.writeInt(version)
+            writeHead("resumed", address, ref: ref, epoch: epoch, version: version, &writer)
             write(presence, &writer)
             writer.writeByte(UInt8(ascii: "}"))
         }
+    }
+
+    /// `{"type":TYPE,"reactor":…,"ref":…,"epoch":…,"version":…`, what a join's answers begin with.
+    private func writeHead(_ type: StaticString, _ address: String, ref: Ref?, epoch: String, version: Int, _ writer: inout JSONWriter) {
+        writer.writeRaw(#"{"type":""#)
+        writer.writeRaw(type)
+        writer.writeRaw(#"","reactor":"#)
+        writer.writeString(address)
+        writeRef(ref, &writer)
+        writer.writeRaw(#","epoch":"#)
+        writer.writeString(epoch)
+        writer.writeRaw(#","version":"#)
+        writer.writeInt(version)
     }
 
     package func patch(_ address: String, version: Int, base: Int, operations: some Collection<UInt8>) -> PatchFrame {

@@ -57,11 +57,7 @@ func withEngine(
     configure: (inout HubConfiguration) -> Void = { _ in },
     _ body: (TestEngine) async throws -> Void
 ) async throws {
-    var configuration = HubConfiguration()
-    configuration.serverName = "reactorhub/0.1.0"
-    configuration.actionsPerSecond = 100_000
-    configuration.actionBurst = 100_000
-    configure(&configuration)
+    let configuration = testConfiguration(configure)
     var hubs: [Hub] = []
     var transports: [InMemoryTransport] = []
     var clusters: [(node: ClusterNode, running: Task<Void, any Error>)] = []

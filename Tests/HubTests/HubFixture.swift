@@ -61,6 +61,16 @@ let testLogger: Logger = {
     return logger
 }()
 
+/// The hubs' configuration in tests: rate limits out of the way, then `configure`.
+func testConfiguration(_ configure: (inout HubConfiguration) -> Void) -> HubConfiguration {
+    var configuration = HubConfiguration()
+    configuration.serverName = "reactorhub/0.1.0"
+    configuration.actionsPerSecond = 100_000
+    configuration.actionBurst = 100_000
+    configure(&configuration)
+    return configuration
+}
+
 /// Starts a hub (in memory unless `transport` says otherwise) with the test kinds, runs
 /// `body`, then shuts the hub down.
 func withHub(
@@ -72,11 +82,7 @@ func withHub(
     configure: (inout HubConfiguration) -> Void = { _ in },
     _ body: (Hub, TestServer) async throws -> Void
 ) async throws {
-    var configuration = HubConfiguration()
-    configuration.serverName = "reactorhub/0.1.0"
-    configuration.actionsPerSecond = 100_000
-    configuration.actionBurst = 100_000
-    configure(&configuration)
+    let configuration = testConfiguration(configure)
     let registry = registry ?? testRegistry(counterDelay: counterDelay, weatherLatency: weatherLatency)
     let inMemory: InMemoryTransport?
     let transport: any MessageTransport
