@@ -48,9 +48,13 @@ let package = Package(
         .target(name: "ReactorHubProtocol", dependencies: ["ReactorHubJSON"], swiftSettings: strict),
         .target(name: "ReactorHubStore", dependencies: ["ReactorHubProtocol", "ReactorHubJSON", "ReactorHubLocking", "ReactorHubMetrics"], swiftSettings: strict),
         .target(name: "ReactorHubAuth", dependencies: ["ReactorHubEngine", "ReactorHubProtocol", "CCrypto", "ReactorHubJSON", "ReactorHubLocking"], swiftSettings: strict),
-        .target(name: "ReactorHubEngine", dependencies: ["ReactorHubProtocol", "ReactorHubStore", "Reactor", "ReactorHubJSON", "ReactorHubRedis", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging", "ReactorHubMetrics"], swiftSettings: strict),
+        .target(name: "ReactorHubEngine", dependencies: ["ReactorHubProtocol", "ReactorHubStore", "Reactor", "ReactorHubJSON", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging", "ReactorHubMetrics"], swiftSettings: strict),
         .target(name: "ReactorHubKinds", dependencies: ["Reactor", "ReactorHubJSON"], swiftSettings: strict),
-        .target(name: "ReactorHubRedis", dependencies: ["CHiredis", "ReactorHubLocking", "ReactorHubLogging"], swiftSettings: strict),
+        .target(
+            name: "ReactorHubRedis",
+            dependencies: ["ReactorHubEngine", "ReactorHubProtocol", "Reactor", "ReactorHubJSON", "CHiredis", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging", "ReactorHubMetrics"],
+            swiftSettings: strict
+        ),
         .target(name: "ReactorHubSQLite", dependencies: ["ReactorHubProtocol", "CSQLite", "ReactorHubStore", "ReactorHubJSON", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging", "ReactorHubMetrics"], swiftSettings: strict),
         .target(name: "ReactorHubDaemon", dependencies: ["ReactorHubProtocol", "ReactorHubStore", "ReactorHubEngine", "ReactorHubKinds", "ReactorHubSQLite", "ReactorHubJSON", "ReactorHubAuth", "ReactorHubRedis", "ReactorHubLifecycle", "ReactorHubLogging", "ReactorHubMetrics", "ReactorHubWebSocketServer", "CSignalPipe"], swiftSettings: strict),
         .target(name: "ReactorHubServer", dependencies: ["ReactorHubProtocol", "ReactorHubDaemon", "ReactorHubEngine", "Reactor", "ReactorHubJSON"], swiftSettings: strict),

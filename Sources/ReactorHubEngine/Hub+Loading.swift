@@ -35,7 +35,7 @@ extension Hub {
         if let cluster {
             // Clustered: read from Redis (and take the lease when free) in a task.
             Task { [self] in
-                let result = await cluster.makeInstance(kind, slot.address, context)
+                let result = await kind.makeHosted(cluster, slot.address, context)
                 if case .failure(let error) = result {
                     logger.warning("could not serve instance", metadata: ["reactor": slot.address.description, "error": error.message])
                 }

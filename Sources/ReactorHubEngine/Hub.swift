@@ -48,16 +48,16 @@ public final class Hub: TransportHandler, Sendable {
     /// Each connection's auth timeout or token expiry, forgotten when it closes.
     let identityDeadlines = IdentityDeadlines()
     /// The cluster this hub is a node of; nil: instances live in this process alone.
-    let cluster: ClusterNode?
+    let cluster: (any InstanceHost)?
 
     /// Creates a hub serving the kinds of `registry` over `transport`, keeping instance
     /// state in `store`; nothing is served until `start()`.
-    public init(
+    package init(
         configuration: HubConfiguration,
         registry: ReactorRegistry,
         store: any StateStore = MemoryStateStore(),
         transport: any MessageTransport,
-        cluster: ClusterNode? = nil,
+        cluster: (any InstanceHost)? = nil,
         logger: Logger
     ) {
         self.configuration = configuration

@@ -39,8 +39,8 @@ public final class ReactorRegistry: Sendable {
                     context: context
                 )
             },
-            makeReplica: { address, context, node in
-                ReplicaInstance<R>(address: address, context: context, node: node, make: make, adjust: restore)
+            makeHosted: { host, address, context in
+                await host.makeInstance(make, restore: restore, address: address, context: context)
             }
         )
         kinds.withLock { $0[kind] = entry }

@@ -1,4 +1,4 @@
-import ReactorHubRedis
+@testable import ReactorHubRedis
 @testable import ReactorHubEngine
 import ReactorHubJSON
 import ReactorHubMetrics

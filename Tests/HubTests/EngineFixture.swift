@@ -1,5 +1,5 @@
 import ReactorHubEngine
-import ReactorHubRedis
+@testable import ReactorHubRedis
 import ReactorHubStore
 import TestSupport
 import Testing

@@ -1,3 +1,4 @@
+@testable import ReactorHubRedis
 @testable import ReactorHubEngine
 import ReactorHubJSON
 import ReactorHubLocking

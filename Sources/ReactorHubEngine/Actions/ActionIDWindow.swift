@@ -1,4 +1,4 @@
-import ReactorHubProtocol
+package import ReactorHubProtocol
 import ReactorHubJSON
 
 /// The outcomes of idempotent action ids one instance remembers (PROTOCOL.md "Actions that
@@ -8,9 +8,9 @@ import ReactorHubJSON
 ///
 /// A value type without clock or I/O: the caller passes `now`, and carries out what it
 /// returns (send the duplicate reply, answer the waiters).
-struct ActionIDWindow<Waiter> {
+package struct ActionIDWindow<Waiter> {
     /// What `begin` found for an id.
-    enum Lookup {
+    package enum Lookup {
         /// Unknown: the caller applies the action and later calls `answer`.
         case new
         /// Being decided: the waiter gets the reply when `answer` comes.
@@ -24,21 +24,21 @@ struct ActionIDWindow<Waiter> {
         case answered(reply: [UInt8], at: ContinuousClock.Instant)
     }
 
-    let window: Duration
-    let capacity: Int
+    package let window: Duration
+    package let capacity: Int
     private var entries: [String: Entry] = [:]
     /// Answered ids in the order they were answered (`entries` may have dropped some).
     private var order: [(id: String, at: ContinuousClock.Instant)] = []
     private var head = 0
     private(set) var answeredCount = 0
 
-    init(window: Duration, capacity: Int) {
+    package init(window: Duration, capacity: Int) {
         self.window = window
         self.capacity = max(1, capacity)
     }
 
     /// Looks `id` up; an unknown id becomes pending, a pending one records `waiter`.
-    mutating func begin(_ id: String, waiter: Waiter, now: ContinuousClock.Instant) -> Lookup {
+    package mutating func begin(_ id: String, waiter: Waiter, now: ContinuousClock.Instant) -> Lookup {
         expire(now: now)
         switch entries[id] {
         case nil:
@@ -55,7 +55,7 @@ struct ActionIDWindow<Waiter> {
 
     /// Remembers `reply` as the outcome of `id` from `now` on; returns the waiters of the
     /// resends that arrived while it was pending.
-    mutating func answer(_ id: String, reply: [UInt8], now: ContinuousClock.Instant) -> [Waiter] {
+    package mutating func answer(_ id: String, reply: [UInt8], now: ContinuousClock.Instant) -> [Waiter] {
         var waiters: [Waiter] = []
         if case .pending(let waiting)? = entries[id] {
             waiters = waiting
@@ -71,7 +71,7 @@ struct ActionIDWindow<Waiter> {
 
     /// Remembers an outcome decided elsewhere (read back from the cluster's store on a
     /// takeover), answered at `at`.
-    mutating func restore(_ id: String, reply: [UInt8], at: ContinuousClock.Instant) {
+    package mutating func restore(_ id: String, reply: [UInt8], at: ContinuousClock.Instant) {
         guard entries[id] == nil else { return }
         entries[id] = .answered(reply: reply, at: at)
         order.append((id, at))
@@ -80,14 +80,14 @@ struct ActionIDWindow<Waiter> {
 
     /// Forgets a pending id whose action never got a reply (its instance went away);
     /// returns its waiters.
-    mutating func abandon(_ id: String) -> [Waiter] {
+    package mutating func abandon(_ id: String) -> [Waiter] {
         guard case .pending(let waiters)? = entries[id] else { return [] }
         entries[id] = nil
         return waiters
     }
 
     /// Whether `id` is remembered as answered.
-    func isAnswered(_ id: String) -> Bool {
+    package func isAnswered(_ id: String) -> Bool {
         if case .answered? = entries[id] { return true }
         return false
     }
@@ -109,7 +109,7 @@ struct ActionIDWindow<Waiter> {
 }
 
 /// A resend of an action id waiting for (or getting) the first one's reply.
-struct IDWaiter: Sendable {
-    let output: ConnectionOutput
-    let ref: Ref?
+package struct IDWaiter: Sendable {
+    package let output: ConnectionOutput
+    package let ref: Ref?
 }

@@ -1,29 +1,29 @@
-import ReactorHubProtocol
+package import ReactorHubProtocol
 import ReactorHubLocking
 
 /// One connection's outbox, shared by whoever sends to it (instances on their serial
 /// contexts, the hub on the service thread) and the transport that pulls from it.
-final class ConnectionOutput: Sendable {
-    let id: ConnectionID
+package final class ConnectionOutput: Sendable {
+    package let id: ConnectionID
     private let outbox: Locked<Outbox>
 
-    init(id: ConnectionID, limits: DeliveryLimits) {
+    package init(id: ConnectionID, limits: DeliveryLimits) {
         self.id = id
         self.outbox = Locked(Outbox(limits: limits))
     }
 
     /// What appending did, for the one who appended: wake the transport, log a shed,
     /// close an overloaded connection.
-    struct Report: Equatable {
+    package struct Report: Equatable {
         /// The outbox had nothing waiting before: the transport must be told.
-        var wake = false
+        package var wake = false
         /// Patches and pulses shed, and the streams that started lagging.
-        var shedMessages = 0
-        var laggingStreams: [StreamID] = []
+        package var shedMessages = 0
+        package var laggingStreams: [StreamID] = []
         /// Close with 1013.
-        var overloaded = false
+        package var overloaded = false
 
-        mutating func add(_ outcome: Outbox.AppendOutcome) {
+        package mutating func add(_ outcome: Outbox.AppendOutcome) {
             switch outcome {
             case .queued(let wasEmpty): wake = wake || wasEmpty
             case .dropped: break
@@ -36,17 +36,17 @@ final class ConnectionOutput: Sendable {
     }
 
     /// The connection closed, or is closing (overloaded): nothing more reaches it.
-    var isClosed: Bool {
+    package var isClosed: Bool {
         outbox.withLock { $0.isClosed }
     }
 
-    func append(_ entry: Outgoing, pressure: Bool = false) -> Report {
+    package func append(_ entry: Outgoing, pressure: Bool = false) -> Report {
         var report = Report()
         report.add(outbox.withLock { $0.append(entry, pressure: pressure) })
         return report
     }
 
-    func append(_ entries: [Outgoing], pressure: Bool = false) -> Report {
+    package func append(_ entries: [Outgoing], pressure: Bool = false) -> Report {
         outbox.withLock { outbox in
             var report = Report()
             for entry in entries {
@@ -56,11 +56,11 @@ final class ConnectionOutput: Sendable {
         }
     }
 
-    func next() -> OutboundMessage? {
+    package func next() -> OutboundMessage? {
         outbox.withLock { $0.next() }
     }
 
-    func choke() -> Report {
+    package func choke() -> Report {
         var report = Report()
         if let outcome = outbox.withLock({ $0.choke() }) {
             report.add(outcome)
@@ -68,22 +68,22 @@ final class ConnectionOutput: Sendable {
         return report
     }
 
-    func takeResyncRequest() -> [StreamID] {
+    package func takeResyncRequest() -> [StreamID] {
         outbox.withLock { $0.takeResyncRequest() }
     }
 
     /// Drops what waits and takes nothing more.
-    func close() {
+    package func close() {
         outbox.withLock { $0.close() }
     }
 
     /// Payload bytes waiting.
-    var queuedBytes: Int {
+    package var queuedBytes: Int {
         outbox.withLock { $0.bytes }
     }
 
     /// What was handed to the socket so far.
-    var written: WrittenCounts {
+    package var written: WrittenCounts {
         outbox.withLock { $0.written }
     }
 }

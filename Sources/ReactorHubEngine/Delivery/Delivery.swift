@@ -1,23 +1,23 @@
-import ReactorHubProtocol
+package import ReactorHubProtocol
 import ReactorHubLocking
-import ReactorHubLogging
+package import ReactorHubLogging
 import Synchronization
 
 /// The one home of what is in flight to each connection: every message the hub sends
 /// goes through here into the connection's `Outbox` (whose policy decides what is kept,
 /// merged or shed), and the transport pulls from here when a socket can take more.
-final class Delivery: Sendable {
-    let transport: any MessageTransport
-    let limits: DeliveryLimits
+package final class Delivery: Sendable {
+    package let transport: any MessageTransport
+    package let limits: DeliveryLimits
     private let logger: Logger
     private let outputs = Locked<[ConnectionID: ConnectionOutput]>([:])
     /// What the outboxes of closed connections had written.
     private let closedWritten = Locked(WrittenCounts())
-    let metrics: HubMetrics
+    package let metrics: HubMetrics
     /// All outboxes together hold more than the budget (sampled by `OutboundBudget`).
     private let overBudget = Atomic<Bool>(false)
 
-    init(transport: any MessageTransport, limits: DeliveryLimits, metrics: HubMetrics, logger: Logger) {
+    package init(transport: any MessageTransport, limits: DeliveryLimits, metrics: HubMetrics, logger: Logger) {
         self.transport = transport
         self.limits = limits
         self.metrics = metrics
@@ -25,14 +25,14 @@ final class Delivery: Sendable {
     }
 
     /// Creates the outbox of a connection that opened.
-    func open(_ id: ConnectionID) -> ConnectionOutput {
+    package func open(_ id: ConnectionID) -> ConnectionOutput {
         let output = ConnectionOutput(id: id, limits: limits)
         outputs.withLock { $0[id] = output }
         return output
     }
 
     /// Forgets a connection that closed, and what waited for it.
-    func closed(_ id: ConnectionID) {
+    package func closed(_ id: ConnectionID) {
         let output = outputs.withLock { $0.removeValue(forKey: id) }
         output?.close()
         if let written = output?.written {
@@ -41,14 +41,14 @@ final class Delivery: Sendable {
     }
 
     /// Queues `entry` for one connection.
-    func send(_ entry: Outgoing, to output: ConnectionOutput) {
+    package func send(_ entry: Outgoing, to output: ConnectionOutput) {
         let report = output.append(entry, pressure: overBudget.load(ordering: .relaxed))
         if report.wake { transport.outputReady(output.id) }
         handle(report, of: output)
     }
 
     /// Queues `entries`, in order, for each of `outputs` (the same buffers for all).
-    func send(_ entries: [Outgoing], to outputs: [ConnectionOutput]) {
+    package func send(_ entries: [Outgoing], to outputs: [ConnectionOutput]) {
         guard !entries.isEmpty, !outputs.isEmpty else { return }
         var wake: [ConnectionID] = []
         let pressure = overBudget.load(ordering: .relaxed)
@@ -66,31 +66,31 @@ final class Delivery: Sendable {
 
     /// The next message for the transport to write to `id`, and the streams whose
     /// snapshots are owed now that its outbox drained after a lag.
-    func next(for id: ConnectionID) -> (message: OutboundMessage?, resync: [StreamID]) {
+    package func next(for id: ConnectionID) -> (message: OutboundMessage?, resync: [StreamID]) {
         guard let output = outputs.withLock({ $0[id] }) else { return (nil, []) }
         if let message = output.next() { return (message, []) }
         return (nil, output.takeResyncRequest())
     }
 
     /// The transport found `id`'s socket full with output waiting.
-    func choked(_ id: ConnectionID) {
+    package func choked(_ id: ConnectionID) {
         guard let output = outputs.withLock({ $0[id] }) else { return }
         handle(output.choke(), of: output)
     }
 
     /// The outbox of `id`, while it is open.
-    func output(of id: ConnectionID) -> ConnectionOutput? {
+    package func output(of id: ConnectionID) -> ConnectionOutput? {
         outputs.withLock { $0[id] }
     }
 
     /// Payload bytes waiting over every connection.
-    var queuedBytes: Int {
+    package var queuedBytes: Int {
         outputs.withLock { Array($0.values) }.reduce(0) { $0 + $1.queuedBytes }
     }
 
     /// Samples the bytes all outboxes hold against `budget`; returns them.
     @discardableResult
-    func samplePressure(budget: Int) -> Int {
+    package func samplePressure(budget: Int) -> Int {
         let total = queuedBytes
         let over = total > budget
         if over != overBudget.load(ordering: .relaxed) {
@@ -102,12 +102,12 @@ final class Delivery: Sendable {
     }
 
     /// What every connection's outbox handed to its socket, closed ones included.
-    var written: WrittenCounts {
+    package var written: WrittenCounts {
         outputs.withLock { Array($0.values) }.reduce(closedWritten.withLock { $0 }) { $0 + $1.written }
     }
 
     /// The open outboxes (admin listing, metrics).
-    var openOutputs: [ConnectionOutput] {
+    package var openOutputs: [ConnectionOutput] {
         outputs.withLock { Array($0.values) }
     }
 

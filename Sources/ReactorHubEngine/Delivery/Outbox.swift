@@ -1,4 +1,4 @@
-import ReactorHubProtocol
+package import ReactorHubProtocol
 
 /// What waits to be written to one connection, and the slow-reader policy of PROTOCOL.md,
 /// as a value type driven by the hub and tested without sockets.
@@ -17,9 +17,9 @@ import ReactorHubProtocol
 ///
 /// Every operation costs O(1), amortised, whatever the backlog: shed entries become
 /// tombstones reached through an index of droppable entries, never by a scan of the queue.
-struct Outbox {
+package struct Outbox {
     /// What `append` did.
-    enum AppendOutcome: Equatable {
+    package enum AppendOutcome: Equatable {
         /// Queued; `wasEmpty` when the outbox had nothing waiting before (the transport
         /// must be told).
         case queued(wasEmpty: Bool)
@@ -34,11 +34,11 @@ struct Outbox {
 
     /// A queued message, and how many times the socket had filled up when it was queued.
     private struct Entry {
-        var outgoing: Outgoing
-        var chokeMark: UInt64
+        package var outgoing: Outgoing
+        package var chokeMark: UInt64
     }
 
-    let limits: DeliveryLimits
+    package let limits: DeliveryLimits
     private var entries: [Entry?] = []
     /// Index of the first live entry in `entries`.
     private var head = 0
@@ -67,15 +67,15 @@ struct Outbox {
     /// Closed (overloaded, or the connection is gone): nothing is queued any more.
     private(set) var isClosed = false
 
-    init(limits: DeliveryLimits) {
+    package init(limits: DeliveryLimits) {
         self.limits = limits
     }
 
-    var isEmpty: Bool { count == 0 }
+    package var isEmpty: Bool { count == 0 }
 
     /// Queues `entry` under the policy. Under `pressure` (all outboxes together hold more
     /// than `limits.outboundBudgetBytes`), a full socket sheds at a quarter of the limit.
-    mutating func append(_ entry: Outgoing, pressure: Bool = false) -> AppendOutcome {
+    package mutating func append(_ entry: Outgoing, pressure: Bool = false) -> AppendOutcome {
         if isClosed { return .dropped }
         switch entry {
         case .patch(let stream, _), .pulse(let stream, _), .presence(let stream, _):
@@ -102,7 +102,7 @@ struct Outbox {
     }
 
     /// The transport found the socket full with output still waiting.
-    mutating func choke() -> AppendOutcome? {
+    package mutating func choke() -> AppendOutcome? {
         isChoked = true
         chokes += 1
         return enforce()
@@ -111,7 +111,7 @@ struct Outbox {
     /// Takes the next message to write: the head, or, when the head waited through a full
     /// socket, the run of patches of its stream behind it, merged into one. Clears the choked state (the transport
     /// pulls only when the socket can take more).
-    mutating func next() -> OutboundMessage? {
+    package mutating func next() -> OutboundMessage? {
         isChoked = false
         skipTombstones()
         guard head < entries.count, let first = entries[head] else { return nil }
@@ -144,14 +144,14 @@ struct Outbox {
 
     /// The streams to resync now that the outbox has drained: returned once per lag
     /// episode, when nothing waits and some streams lag.
-    mutating func takeResyncRequest() -> [StreamID] {
+    package mutating func takeResyncRequest() -> [StreamID] {
         guard count == 0, !laggingStreams.isEmpty, !resyncAsked else { return [] }
         resyncAsked = true
         return laggingStreams
     }
 
     /// Drops everything and takes nothing more (the connection is closing).
-    mutating func close() {
+    package mutating func close() {
         isClosed = true
         entries = []
         head = 0
@@ -251,13 +251,13 @@ struct Outbox {
 }
 
 /// Counts of what an outbox handed to its socket.
-struct WrittenCounts: Sendable, Equatable {
-    var patchFrames = 0
-    var updates = 0
-    var pulses = 0
-    var mergedWrites = 0
+package struct WrittenCounts: Sendable, Equatable {
+    package var patchFrames = 0
+    package var updates = 0
+    package var pulses = 0
+    package var mergedWrites = 0
 
-    static func + (lhs: WrittenCounts, rhs: WrittenCounts) -> WrittenCounts {
+    package static func + (lhs: WrittenCounts, rhs: WrittenCounts) -> WrittenCounts {
         WrittenCounts(
             patchFrames: lhs.patchFrames + rhs.patchFrames, updates: lhs.updates + rhs.updates,
             pulses: lhs.pulses + rhs.pulses, mergedWrites: lhs.mergedWrites + rhs.mergedWrites

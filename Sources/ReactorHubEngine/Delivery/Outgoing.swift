@@ -1,8 +1,8 @@
-import ReactorHubProtocol
+package import ReactorHubProtocol
 
 /// One message on its way to one connection, as the delivery policy sees it
 /// (PROTOCOL.md "Ordering and delivery", "Slow clients").
-enum Outgoing: Sendable {
+package enum Outgoing: Sendable {
     /// A reply (`hello`, `ack`, `error`, `pong`, `left`): never dropped.
     case reply(OutboundMessage)
     /// A full state of a stream (a join's `snapshot` or `resumed`, a resync): never
@@ -17,18 +17,18 @@ enum Outgoing: Sendable {
     /// presence map again with its resync snapshot.
     case presence(StreamID, OutboundMessage)
 
-    var message: OutboundMessage {
+    package var message: OutboundMessage {
         switch self {
         case .reply(let message), .snapshot(_, let message), .pulse(_, let message), .presence(_, let message): message
         case .patch(_, let frame): frame.message
         }
     }
 
-    var byteCount: Int { message.count }
+    package var byteCount: Int { message.count }
 
     /// The stream that owes a resync when this is shed: patches and presence are state
     /// the reader must get again; a pulse is one-shot.
-    var laggingStream: StreamID? {
+    package var laggingStream: StreamID? {
         switch self {
         case .patch(let stream, _), .presence(let stream, _): stream
         case .reply, .snapshot, .pulse: nil
@@ -36,7 +36,7 @@ enum Outgoing: Sendable {
     }
 
     /// Patches, pulses and presence may be shed for a reader that stopped reading.
-    var isDroppable: Bool {
+    package var isDroppable: Bool {
         switch self {
         case .patch, .pulse, .presence: true
         case .reply, .snapshot: false

@@ -1,5 +1,5 @@
 import ReactorHubLocking
-import Synchronization
+package import Synchronization
 
 /// Backpressure on the way in (issue "Bounded under attack"): while an instance has more
 /// than `perInstance` actions waiting, or all instances more than `total`, the sockets of
@@ -7,32 +7,32 @@ import Synchronization
 /// reading resumes once the backlog is down to half. And what waits is not run for
 /// nobody: the actions of a connection that has closed, and every waiting action once the
 /// hub drains, are withdrawn when their turn comes (`admits`).
-final class ActionLoad: Sendable {
-    let perInstance: Int
-    let total: Int
+package final class ActionLoad: Sendable {
+    package let perInstance: Int
+    package let total: Int
     /// The hub drains (shutdown): actions still waiting are answered `overloaded`.
-    let draining = Atomic<Bool>(false)
+    package let draining = Atomic<Bool>(false)
     private let transport: any MessageTransport
     private let waiting = Atomic<Int>(0)
     /// Paused connections, and the stream they wait on (nil: the total).
     private let paused = Locked<[ConnectionID: StreamID?]>([:])
     private let anyPaused = Atomic<Bool>(false)
 
-    init(perInstance: Int, total: Int, transport: any MessageTransport) {
+    package init(perInstance: Int, total: Int, transport: any MessageTransport) {
         self.perInstance = max(perInstance, 1)
         self.total = max(total, 1)
         self.transport = transport
     }
 
     /// Actions waiting over all instances.
-    var pending: Int { waiting.load(ordering: .relaxed) }
+    package var pending: Int { waiting.load(ordering: .relaxed) }
 
     /// Connections whose sockets are not read now.
-    var pausedCount: Int { paused.withLock { $0.count } }
+    package var pausedCount: Int { paused.withLock { $0.count } }
 
     /// An action entered an instance that now has `instancePending` waiting; pauses its
     /// sender when a bound is passed.
-    func queued(from id: ConnectionID, on stream: StreamID, instancePending: Int) {
+    package func queued(from id: ConnectionID, on stream: StreamID, instancePending: Int) {
         let all = waiting.add(1, ordering: .relaxed).newValue
         guard instancePending > perInstance || all > total else { return }
         let reason: StreamID? = instancePending > perInstance ? stream : nil
@@ -45,13 +45,13 @@ final class ActionLoad: Sendable {
     }
 
     /// An action left its instance's inbox (mutate ran).
-    func taken() {
+    package func taken() {
         waiting.subtract(1, ordering: .relaxed)
     }
 
     /// An instance drained down to `instancePending`: resumes who waited on it, and on the
     /// total, once below half of the bounds.
-    func drained(_ stream: StreamID, instancePending: Int) {
+    package func drained(_ stream: StreamID, instancePending: Int) {
         guard anyPaused.load(ordering: .relaxed) else { return }
         let totalLow = pending <= total / 2
         let instanceLow = instancePending <= perInstance / 2
@@ -67,12 +67,12 @@ final class ActionLoad: Sendable {
     }
 
     /// Whether an action of `output` that waited is still to be run.
-    func admits(_ output: ConnectionOutput) -> Bool {
+    package func admits(_ output: ConnectionOutput) -> Bool {
         !draining.load(ordering: .relaxed) && !output.isClosed
     }
 
     /// A connection closed.
-    func forget(_ id: ConnectionID) {
+    package func forget(_ id: ConnectionID) {
         guard anyPaused.load(ordering: .relaxed) else { return }
         paused.withLock { _ = $0.removeValue(forKey: id) }
     }

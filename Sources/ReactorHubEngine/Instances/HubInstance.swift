@@ -1,8 +1,8 @@
-import ReactorHubProtocol
-import ReactorHubJSON
+package import ReactorHubProtocol
+package import ReactorHubJSON
 
 /// One shared reactor instance as the hub sees it, whatever its reactor type.
-protocol HubInstance: AnyObject, Sendable {
+package protocol HubInstance: AnyObject, Sendable {
     /// The instance's address, `KIND/ID`.
     var address: ReactorAddress { get }
     /// The tag of the instance's updates in the delivery policy.
@@ -44,42 +44,42 @@ protocol HubInstance: AnyObject, Sendable {
 }
 
 extension HubInstance {
-    func evicted() {}
+    package func evicted() {}
 }
 
 /// What the admin API shows of an instance.
-struct InstanceInspection: Sendable {
-    var epoch: String
-    var version: Int
-    var subscribers: [ConnectionOutput]
-    var state: JSONValue
-    var history: [PatchFrame]
+package struct InstanceInspection: Sendable {
+    package var epoch: String
+    package var version: Int
+    package var subscribers: [ConnectionOutput]
+    package var state: JSONValue
+    package var history: [PatchFrame]
 }
 
 /// An instance whose subscribers are served by an `InstanceView`: every kind of instance,
 /// single-node or clustered, shows its committed log the same way.
-protocol ViewedInstance: HubInstance {
+package protocol ViewedInstance: HubInstance {
     var view: InstanceView { get }
 }
 
 extension ViewedInstance {
-    var address: ReactorAddress { view.address }
-    var stream: StreamID { view.stream }
-    var subscriberCount: Int { view.subscriberCount }
+    package var address: ReactorAddress { view.address }
+    package var stream: StreamID { view.stream }
+    package var subscriberCount: Int { view.subscriberCount }
 
-    func join(_ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?) {
+    package func join(_ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?) {
         view.join(output, ref: ref, since: since)
     }
 
-    func resync(_ id: ConnectionID) {
+    package func resync(_ id: ConnectionID) {
         view.resync(id)
     }
 
-    func adopt(_ outputs: [ConnectionOutput]) {
+    package func adopt(_ outputs: [ConnectionOutput]) {
         view.adopt(outputs)
     }
 
-    func inspect(history: Int) -> InstanceInspection {
+    package func inspect(history: Int) -> InstanceInspection {
         view.inspect(history: history)
     }
 }

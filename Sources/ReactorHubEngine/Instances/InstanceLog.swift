@@ -6,7 +6,7 @@
 /// once it is on disk). A cluster's log is in Redis, committed by a fenced script
 /// (`RedisLog`). Either way, subscribers on every node see only what the log committed,
 /// through their `InstanceView`.
-protocol InstanceLog: AnyObject, Sendable {
+package protocol InstanceLog: AnyObject, Sendable {
     /// Appends a burst, in order after every earlier one; called from the owner's serial
     /// context only.
     func append(_ burst: LogBurst)

@@ -1,6 +1,6 @@
-import ReactorHubJSON
+package import ReactorHubJSON
 import ReactorHubProtocol
-import Reactor
+package import Reactor
 
 /// The serial-context side of an owner: answering actions and turning states into the
 /// records of a burst.
@@ -8,7 +8,7 @@ extension InstanceOwner {
     /// Called right after `mutate` accepted or refused the action, before any of its
     /// mutations is reduced: a refusal takes its place in the burst now; an accepted
     /// action's ack waits for `applied`, at the place it would have had.
-    func answer(_ outcome: ActionOutcome, to sender: Sender, id: String?) {
+    package func answer(_ outcome: ActionOutcome, to sender: Sender, id: String?) {
         context.metrics.actionSeconds.observe(.now - sender.receivedAt)
         if sender.connection != nil {
             pendingActions.subtract(1, ordering: .relaxed)
@@ -53,7 +53,7 @@ extension InstanceOwner {
     /// Called once the accepted action's immediate mutations are reduced: its ack says the
     /// version before it and the version that first includes it (`applied`), and goes
     /// before the patches it caused (riding in the first one's record).
-    func applied(_ sender: Sender, id: String?) {
+    package func applied(_ sender: Sender, id: String?) {
         guard let accepted = accepting else { return }
         accepting = nil
         let ack = context.codec.ack(addressText, ref: sender.ref, version: accepted.version, applied: published.version)
@@ -81,7 +81,7 @@ extension InstanceOwner {
     }
 
     /// Encodes and diffs a new state once; equal states produce nothing.
-    func publish(_ state: R.State) {
+    package func publish(_ state: R.State) {
         let encoded: StateEncoding.Encoded
         do {
             encoded = try StateEncoding.encode(state)
@@ -102,7 +102,7 @@ extension InstanceOwner {
     }
 
     /// Records one change in the burst: its own patch frame, then its pulses.
-    func publishChange(from old: JSONValue, to new: JSONValue, pulses: [(name: String, value: JSONValue)] = []) {
+    package func publishChange(from old: JSONValue, to new: JSONValue, pulses: [(name: String, value: JSONValue)] = []) {
         guard !retired.load(ordering: .relaxed) else { return }
         // Compared as text: a change from 1 to 1.0 is a change, so that a snapshot and the
         // copies subscribers patched are always written the same (docs/protocol.md).
@@ -122,7 +122,7 @@ extension InstanceOwner {
 
     /// Hands the burst (the changes and replies of one drain of the runtime) to the log;
     /// a retired owner's burst holds replies only, which its log delivers or bounces.
-    func flush() {
+    package func flush() {
         guard !burst.isEmpty else { return }
         let records = burst
         burst = []

@@ -1,9 +1,9 @@
-import ReactorHubJSON
-import ReactorHubLocking
-import ReactorHubLogging
-import ReactorHubProtocol
-import Reactor
-import Synchronization
+package import ReactorHubJSON
+package import ReactorHubLocking
+package import ReactorHubLogging
+package import ReactorHubProtocol
+package import Reactor
+package import Synchronization
 
 /// The one place an instance's actions are applied (DESIGN.md "one engine"): the reactor's
 /// runtime, and the publisher that turns each new state into a version (encoded once,
@@ -18,52 +18,59 @@ import Synchronization
 /// from the runtime's serial context (the observer and the action callbacks), one call at
 /// a time, and by `start()` before the runtime is observed; everything else is immutable,
 /// behind a lock or atomic.
-final class InstanceOwner<R: Reactor>: @unchecked Sendable where R.Action: Decodable, R.State: Encodable {
+package final class InstanceOwner<R: Reactor>: @unchecked Sendable where R.Action: Decodable, R.State: Encodable {
     /// Who sent an action, and where its reply goes.
-    struct Sender: Sendable {
-        var target: ReplyTarget
-        var ref: Ref?
+    package struct Sender: Sendable {
+        package var target: ReplyTarget
+        package var ref: Ref?
         /// The local connection that sent it, when its queued actions count towards its
         /// load (backpressure) and are withdrawn if it closes first.
-        var connection: ConnectionOutput?
-        var receivedAt: ContinuousClock.Instant = .now
+        package var connection: ConnectionOutput?
+        package var receivedAt: ContinuousClock.Instant = .now
+
+        package init(target: ReplyTarget, ref: Ref?, connection: ConnectionOutput? = nil, receivedAt: ContinuousClock.Instant = .now) {
+            self.target = target
+            self.ref = ref
+            self.connection = connection
+            self.receivedAt = receivedAt
+        }
     }
 
     /// What the serial context last published.
-    struct Published {
-        var state: JSONValue
-        var version: Int
-        var pulseCounts: [String: UInt]
+    package struct Published {
+        package var state: JSONValue
+        package var version: Int
+        package var pulseCounts: [String: UInt]
     }
 
     /// The action accepted and not yet applied: where its ack goes in the burst.
-    struct Accepting {
-        var index: Int
-        var version: Int
+    package struct Accepting {
+        package var index: Int
+        package var version: Int
     }
 
-    let address: ReactorAddress
-    let addressText: String
-    let stream: StreamID
-    let context: ReactorKind.InstanceContext
-    let runtime: ReactorRuntime<R>
-    let log: any InstanceLog
-    let logger: Logger
+    package let address: ReactorAddress
+    package let addressText: String
+    package let stream: StreamID
+    package let context: ReactorKind.InstanceContext
+    package let runtime: ReactorRuntime<R>
+    package let log: any InstanceLog
+    package let logger: Logger
     /// The outcomes of action ids (PROTOCOL.md "Actions that are safe to resend"), and the
     /// resends waiting for one that is pending.
-    let actionIDs: Locked<ActionIDWindow<Sender>>
+    package let actionIDs: Locked<ActionIDWindow<Sender>>
     /// Replaced (a reset) or no longer the owner: nothing more is published.
-    let retired = Atomic<Bool>(false)
+    package let retired = Atomic<Bool>(false)
     /// Actions of local senders sent to the runtime whose `mutate` has not run yet.
-    let pendingActions = Atomic<Int>(0)
-    var published: Published
-    var burst: [LogRecord] = []
-    var accepting: Accepting?
+    package let pendingActions = Atomic<Int>(0)
+    package var published: Published
+    package var burst: [LogRecord] = []
+    package var accepting: Accepting?
     private var observation: RuntimeObservation?
 
     /// An owner continuing from the committed `state` at `version`; `restored` is that
     /// state decoded (and adjusted by the kind), nil for the kind's initial state.
-    init(
+    package init(
         address: ReactorAddress, reactor: R, restored: R.State?, committed: JSONValue, version: Int,
         context: ReactorKind.InstanceContext, log: any InstanceLog
     ) {
@@ -81,7 +88,7 @@ final class InstanceOwner<R: Reactor>: @unchecked Sendable where R.Action: Decod
     /// Starts publishing: a state that differs from the committed one (the kind reset
     /// transient fields on restore, such as `isLoading`) is a change like any other, so
     /// that clients resuming from before see it. Call once, before any action.
-    func start() throws {
+    package func start() throws {
         let start = try StateEncoding.encode(runtime.currentState)
         published.pulseCounts = start.pulseCounts
         if start.state != published.state {
@@ -101,7 +108,7 @@ final class InstanceOwner<R: Reactor>: @unchecked Sendable where R.Action: Decod
     }
 
     /// Restores the ids a former owner answered (read back from a log that outlives it).
-    func remember(_ answered: [(id: String, reply: [UInt8], age: Duration)]) {
+    package func remember(_ answered: [(id: String, reply: [UInt8], age: Duration)]) {
         let now = ContinuousClock.now
         actionIDs.withLock { window in
             for entry in answered {
@@ -114,7 +121,7 @@ final class InstanceOwner<R: Reactor>: @unchecked Sendable where R.Action: Decod
 
     /// Applies `action` unless its id was answered (then that reply goes again, marked
     /// duplicate) or is pending (then the resend waits for the first answer).
-    func dispatch(_ action: R.Action, from sender: Sender, id: String?) {
+    package func dispatch(_ action: R.Action, from sender: Sender, id: String?) {
         guard !retired.load(ordering: .relaxed) else {
             return log.appendReply(LoggedReply(message: OwnerRefusal.message(ref: sender.ref, codec: context.codec), to: sender.target))
         }
@@ -148,15 +155,15 @@ final class InstanceOwner<R: Reactor>: @unchecked Sendable where R.Action: Decod
     }
 
     /// Publishes and commits nothing more.
-    func retire() {
+    package func retire() {
         retired.store(true, ordering: .relaxed)
     }
 
     /// Returns once nothing is queued and no effect is running.
-    func waitUntilIdle() async {
+    package func waitUntilIdle() async {
         await runtime.waitUntilIdle()
     }
 
     /// No effect running.
-    var isIdle: Bool { !runtime.hasEffectsInFlight }
+    package var isIdle: Bool { !runtime.hasEffectsInFlight }
 }

@@ -1,14 +1,14 @@
-import ReactorHubProtocol
-import ReactorHubJSON
+package import ReactorHubProtocol
+package import ReactorHubJSON
 import ReactorHubLocking
 
 /// Where the hub keeps an instance from its first join on: while it loads (off the
 /// service thread: store reads and the initial encode can wait), the requests sent to it
 /// queue here in arrival order; once it is ready they are replayed, in that order, before
 /// any later request reaches the instance directly.
-final class InstanceSlot: Sendable {
+package final class InstanceSlot: Sendable {
     /// A request that reached the slot while its instance was loading.
-    enum Pending: Sendable {
+    package enum Pending: Sendable {
         case join(ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?)
         case action(ConnectionOutput, payload: JSONValue, id: String?, ref: Ref?, receivedAt: ContinuousClock.Instant)
         /// A presence state (compact JSON; nil clears it) of a user.
@@ -18,7 +18,7 @@ final class InstanceSlot: Sendable {
     }
 
     /// What the router should do with a request.
-    enum Route {
+    package enum Route {
         /// The instance is ready: hand the request to it.
         case ready(any HubInstance)
         /// Queued: it is replayed when the instance is ready.
@@ -33,17 +33,17 @@ final class InstanceSlot: Sendable {
         case failed(ProtocolError)
     }
 
-    let address: ReactorAddress
-    let stream: StreamID
+    package let address: ReactorAddress
+    package let stream: StreamID
     private let phase = Locked<Phase>(.loading([]))
 
-    init(address: ReactorAddress, stream: StreamID) {
+    package init(address: ReactorAddress, stream: StreamID) {
         self.address = address
         self.stream = stream
     }
 
     /// The instance, once ready.
-    var instance: (any HubInstance)? {
+    package var instance: (any HubInstance)? {
         phase.withLock { phase in
             if case .ready(let instance) = phase { return instance }
             return nil
@@ -52,7 +52,7 @@ final class InstanceSlot: Sendable {
 
     /// Puts `replacement` in place of a ready instance (an admin reset); nil when the slot
     /// is not ready. Requests routed from now on reach the replacement.
-    func replace(with replacement: any HubInstance) -> (any HubInstance)? {
+    package func replace(with replacement: any HubInstance) -> (any HubInstance)? {
         phase.withLock { phase in
             guard case .ready(let current) = phase else { return nil }
             phase = .ready(replacement)
@@ -61,7 +61,7 @@ final class InstanceSlot: Sendable {
     }
 
     /// Routes `request`: queued while loading, else the instance (or the failure).
-    func route(_ request: Pending) -> Route {
+    package func route(_ request: Pending) -> Route {
         phase.withLock { phase in
             switch phase {
             case .loading(var queue):
@@ -78,7 +78,7 @@ final class InstanceSlot: Sendable {
 
     /// Settles the load and replays the queued requests with `replay`, in order, before
     /// any later request can reach the instance (they queue behind the lock meanwhile).
-    func complete(_ result: Result<any HubInstance, ProtocolError>, replay: (Route, Pending) -> Void) {
+    package func complete(_ result: Result<any HubInstance, ProtocolError>, replay: (Route, Pending) -> Void) {
         phase.withLock { phase in
             guard case .loading(let queue) = phase else { return }
             let route: Route

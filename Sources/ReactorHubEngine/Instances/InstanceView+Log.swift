@@ -9,7 +9,7 @@ extension InstanceView {
     /// spanning several versions. A patch must continue the view (its base is the view's
     /// version); one that does not, or whose operations do not apply, stops the run there.
     @discardableResult
-    func apply(_ records: some Collection<LogRecord>) -> ApplyEnd {
+    package func apply(_ records: some Collection<LogRecord>) -> ApplyEnd {
         contents.withLock { contents in
             // What every subscriber gets, in order, handed to delivery once at the end.
             var outgoing: [Outgoing] = []
@@ -56,7 +56,7 @@ extension InstanceView {
 
     /// Starts the view afresh from `start` (a log read again); every subscriber gets a
     /// snapshot when the epoch or version moved or the view was stale.
-    func install(_ start: Start) {
+    package func install(_ start: Start) {
         contents.withLock { contents in
             let changed = contents.stale || contents.epoch != start.epoch || contents.version != start.version
             var history = PatchHistory(capacity: context.historyCapacity, maxBytes: context.historyBytes)
@@ -76,11 +76,11 @@ extension InstanceView {
     }
 
     /// The log no longer holds the instance: resumes get snapshots until a new epoch.
-    func markStale() {
+    package func markStale() {
         contents.withLock { $0.stale = true }
     }
 
-    var isStale: Bool {
+    package var isStale: Bool {
         contents.withLock { $0.stale }
     }
 

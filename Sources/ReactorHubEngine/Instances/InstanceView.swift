@@ -1,7 +1,7 @@
-import Dispatch
-import ReactorHubJSON
-import ReactorHubLocking
-import ReactorHubProtocol
+package import Dispatch
+package import ReactorHubJSON
+package import ReactorHubLocking
+package import ReactorHubProtocol
 
 /// What every node shows of one instance: its subscribers, and the state, version and
 /// recent patches of its committed log (DESIGN.md "one engine"). Fed only by committed
@@ -11,30 +11,37 @@ import ReactorHubProtocol
 /// Two sides touch it: the transport's service thread joins, leaves and resyncs; the log
 /// applies committed records. Everything is handed to delivery while holding `contents`,
 /// so a join's snapshot and the patches around it reach each outbox in version order.
-final class InstanceView: Sendable {
+package final class InstanceView: Sendable {
     /// Where a view starts: a committed state with the frames that led to it.
-    struct Start: Sendable {
-        var epoch: String
-        var version: Int
-        var state: JSONValue
+    package struct Start: Sendable {
+        package var epoch: String
+        package var version: Int
+        package var state: JSONValue
         /// Consecutive frames ending at `version`, oldest first (may be empty).
-        var history: [PatchFrame] = []
+        package var history: [PatchFrame] = []
+
+        package init(epoch: String, version: Int, state: JSONValue, history: [PatchFrame] = []) {
+            self.epoch = epoch
+            self.version = version
+            self.state = state
+            self.history = history
+        }
     }
 
-    struct Contents {
-        var subscribers: [ConnectionOutput] = []
-        var epoch: String
-        var version: Int
-        var state: JSONValue
+    package struct Contents {
+        package var subscribers: [ConnectionOutput] = []
+        package var epoch: String
+        package var version: Int
+        package var state: JSONValue
         /// The compact text of `state`, built on the first join after a change.
-        var stateText: [UInt8]?
-        var history: PatchHistory
+        package var stateText: [UInt8]?
+        package var history: PatchHistory
         /// The log no longer holds the instance (Redis lost it): no resume until a new epoch.
-        var stale = false
+        package var stale = false
     }
 
     /// Why `apply` stopped before the end of the records.
-    enum ApplyEnd: Equatable {
+    package enum ApplyEnd: Equatable {
         /// Every record was applied.
         case complete
         /// The record at this offset does not continue the view (a missed entry).
@@ -44,21 +51,21 @@ final class InstanceView: Sendable {
     }
 
     /// Bursts of more changes than this leave as frames spanning several versions.
-    static var coalescingThreshold: Int { 8 }
+    package static var coalescingThreshold: Int { 8 }
     /// Presence changes that pile up within this window leave as one frame.
-    static var presenceWindow: DispatchTimeInterval { .milliseconds(30) }
+    package static var presenceWindow: DispatchTimeInterval { .milliseconds(30) }
 
-    let address: ReactorAddress
-    let addressText: String
-    let stream: StreamID
-    let context: ReactorKind.InstanceContext
+    package let address: ReactorAddress
+    package let addressText: String
+    package let stream: StreamID
+    package let context: ReactorKind.InstanceContext
     /// Who is here (PROTOCOL.md "Presence").
-    let presence: PresenceRoom
-    let contents: Locked<Contents>
+    package let presence: PresenceRoom
+    package let contents: Locked<Contents>
     /// Finds the local sender of a reply addressed to a node's token (nil: not this node's).
-    let resolve: @Sendable (ReplyAddress) -> ConnectionOutput?
+    package let resolve: @Sendable (ReplyAddress) -> ConnectionOutput?
 
-    init(
+    package init(
         address: ReactorAddress, context: ReactorKind.InstanceContext, start: Start,
         resolve: @escaping @Sendable (ReplyAddress) -> ConnectionOutput? = { _ in nil }
     ) {
@@ -75,12 +82,12 @@ final class InstanceView: Sendable {
         self.contents = Locked(Contents(epoch: start.epoch, version: start.version, state: start.state, history: history))
     }
 
-    var subscriberCount: Int {
+    package var subscriberCount: Int {
         contents.withLock { $0.subscribers.count }
     }
 
     /// The epoch and version the view holds.
-    var position: (epoch: String, version: Int) {
+    package var position: (epoch: String, version: Int) {
         contents.withLock { ($0.epoch, $0.version) }
     }
 
@@ -88,7 +95,7 @@ final class InstanceView: Sendable {
 
     /// Subscribes `output` and answers with a snapshot, or with `resumed` and the missed
     /// patches when `since` can be served from history.
-    func join(_ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?) {
+    package func join(_ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?) {
         contents.withLock { contents in
             let wasSubscribed = contents.subscribers.contains { $0 === output }
             if !wasSubscribed {
@@ -112,7 +119,7 @@ final class InstanceView: Sendable {
     }
 
     /// Unsubscribes `id`; returns whether it was subscribed.
-    func leave(_ id: ConnectionID) -> Bool {
+    package func leave(_ id: ConnectionID) -> Bool {
         contents.withLock { contents in
             guard let index = contents.subscribers.firstIndex(where: { $0.id == id }) else { return false }
             contents.subscribers.remove(at: index)
@@ -121,7 +128,7 @@ final class InstanceView: Sendable {
     }
 
     /// Sends a fresh snapshot to `id` if it is still subscribed (after its lag).
-    func resync(_ id: ConnectionID) {
+    package func resync(_ id: ConnectionID) {
         contents.withLock { contents in
             guard let output = contents.subscribers.first(where: { $0.id == id }) else { return }
             context.metrics.snapshots.increment("resync")
@@ -131,7 +138,7 @@ final class InstanceView: Sendable {
 
     /// Subscribes the connections of the instance this one replaced (a reset), each with a
     /// snapshot counted as `reset`.
-    func adopt(_ outputs: [ConnectionOutput]) {
+    package func adopt(_ outputs: [ConnectionOutput]) {
         contents.withLock { contents in
             for output in outputs where !contents.subscribers.contains(where: { $0 === output }) {
                 contents.subscribers.append(output)
@@ -142,7 +149,7 @@ final class InstanceView: Sendable {
     }
 
     /// Detaches every subscriber and returns them.
-    func retire() -> [ConnectionOutput] {
+    package func retire() -> [ConnectionOutput] {
         contents.withLock { contents in
             defer { contents.subscribers = [] }
             return contents.subscribers
@@ -150,7 +157,7 @@ final class InstanceView: Sendable {
     }
 
     /// Epoch, version, state and recent patches (admin API).
-    func inspect(history: Int) -> InstanceInspection {
+    package func inspect(history: Int) -> InstanceInspection {
         contents.withLock { contents in
             InstanceInspection(
                 epoch: contents.epoch, version: contents.version, subscribers: contents.subscribers, state: contents.state,
@@ -159,7 +166,7 @@ final class InstanceView: Sendable {
         }
     }
 
-    func snapshot(_ contents: inout Contents, ref: Ref?) -> OutboundMessage {
+    package func snapshot(_ contents: inout Contents, ref: Ref?) -> OutboundMessage {
         let text: [UInt8]
         if let cached = contents.stateText {
             text = cached
@@ -179,7 +186,7 @@ final class InstanceView: Sendable {
     /// Sets (nil: clears) `session`'s presence; returns whether it changed. The change
     /// leaves with the next broadcast, coalesced over `presenceWindow`.
     @discardableResult
-    func setPresence(_ session: String, user: String?, state: [UInt8]?) -> Bool {
+    package func setPresence(_ session: String, user: String?, state: [UInt8]?) -> Bool {
         let change = presence.set(session, user: user, state: state)
         if change.scheduleBroadcast {
             DispatchQueue.global().asyncAfter(deadline: .now() + Self.presenceWindow) { [weak self] in
@@ -198,7 +205,7 @@ final class InstanceView: Sendable {
     }
 
     /// Sends `message` to `output` (a reply that does not go through the log: a presence ack).
-    func reply(_ message: OutboundMessage, to output: ConnectionOutput) {
+    package func reply(_ message: OutboundMessage, to output: ConnectionOutput) {
         context.delivery.send(.reply(message), to: output)
     }
 }

@@ -1,23 +1,23 @@
-import ReactorHubJSON
-import ReactorHubProtocol
-import ReactorHubStore
-import Reactor
+package import ReactorHubJSON
+package import ReactorHubProtocol
+package import ReactorHubStore
+package import Reactor
 
 /// An instance of a single daemon: a cluster of one, whose owner is always here and whose
 /// log is in-process (`LocalLog`, on the state store). The owner and the view are the
 /// engine's one owner and one view, exactly as on a node of a cluster.
-final class LocalInstance<R: Reactor>: ViewedInstance, Sendable where R.Action: Decodable, R.State: Codable {
+package final class LocalInstance<R: Reactor>: ViewedInstance, Sendable where R.Action: Decodable, R.State: Codable {
     /// Where a restored instance starts: its decoded state and what the store kept.
-    struct Restored {
-        var state: R.State
-        var stored: StoredInstance
+    package struct Restored {
+        package var state: R.State
+        package var stored: StoredInstance
     }
 
-    let view: InstanceView
-    let owner: InstanceOwner<R>
-    let log: LocalLog
+    package let view: InstanceView
+    package let owner: InstanceOwner<R>
+    package let log: LocalLog
 
-    init(address: ReactorAddress, reactor: R, restored: Restored?, context: ReactorKind.InstanceContext) throws {
+    package init(address: ReactorAddress, reactor: R, restored: Restored?, context: ReactorKind.InstanceContext) throws {
         let epoch: String
         let version: Int
         let committed: JSONValue
@@ -65,18 +65,18 @@ final class LocalInstance<R: Reactor>: ViewedInstance, Sendable where R.Action: 
         return frames.last?.version == version ? frames : []
     }
 
-    var isIdle: Bool {
+    package var isIdle: Bool {
         owner.isIdle && log.isSettled
     }
 
     @discardableResult
-    func leave(_ id: ConnectionID) -> Bool {
+    package func leave(_ id: ConnectionID) -> Bool {
         let left = view.leave(id)
         if left { view.setPresence(id.description, user: nil, state: nil) }
         return left
     }
 
-    func dispatch(
+    package func dispatch(
         _ payload: JSONValue, from output: ConnectionOutput, id: String?, ref: Ref?, receivedAt: ContinuousClock.Instant
     ) -> ProtocolError? {
         let action: R.Action
@@ -90,7 +90,7 @@ final class LocalInstance<R: Reactor>: ViewedInstance, Sendable where R.Action: 
         return nil
     }
 
-    func setPresence(_ output: ConnectionOutput, user: String?, state: [UInt8]?, ref: Ref?) {
+    package func setPresence(_ output: ConnectionOutput, user: String?, state: [UInt8]?, ref: Ref?) {
         view.setPresence(output.id.description, user: user, state: state)
         if let ref {
             let version = view.position.version
@@ -98,12 +98,12 @@ final class LocalInstance<R: Reactor>: ViewedInstance, Sendable where R.Action: 
         }
     }
 
-    func retire() -> [ConnectionOutput] {
+    package func retire() -> [ConnectionOutput] {
         owner.retire()
         return view.retire()
     }
 
-    func waitUntilIdle() async {
+    package func waitUntilIdle() async {
         await owner.waitUntilIdle()
     }
 }

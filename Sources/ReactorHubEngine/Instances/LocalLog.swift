@@ -1,31 +1,31 @@
 import ReactorHubLocking
-import ReactorHubProtocol
-import ReactorHubStore
+package import ReactorHubProtocol
+package import ReactorHubStore
 
 /// The in-process log of a single daemon's instance (a cluster of one): a burst is
 /// committed once the `StateStore` has it, at once, or with durable acks
 /// (`persistence.durableAcks`) once the store says the version is on disk. Only then does
 /// the view deliver it, so nothing that reveals a version (an ack, a patch, a snapshot)
 /// leaves before that version is durable, and a crash never loses a version a client saw.
-final class LocalLog: InstanceLog {
+package final class LocalLog: InstanceLog {
     /// Bursts waiting for durability, in order.
-    struct Waiting {
-        var items: [(records: [LogRecord], version: Int)] = []
-        var durable: Int
+    package struct Waiting {
+        package var items: [(records: [LogRecord], version: Int)] = []
+        package var durable: Int
         /// The version the last item waits for (a reply on its own waits behind it).
-        var last: Int
+        package var last: Int
     }
 
-    let view: InstanceView
-    let address: ReactorAddress
-    let epoch: String
-    let store: any StateStore
-    let keepPatches: Int
-    let keepBytes: Int
-    let durableAcks: Bool
+    package let view: InstanceView
+    package let address: ReactorAddress
+    package let epoch: String
+    package let store: any StateStore
+    package let keepPatches: Int
+    package let keepBytes: Int
+    package let durableAcks: Bool
     private let waiting: Locked<Waiting>
 
-    init(view: InstanceView, address: ReactorAddress, epoch: String, version: Int, context: ReactorKind.InstanceContext) {
+    package init(view: InstanceView, address: ReactorAddress, epoch: String, version: Int, context: ReactorKind.InstanceContext) {
         self.view = view
         self.address = address
         self.epoch = epoch
@@ -37,11 +37,11 @@ final class LocalLog: InstanceLog {
     }
 
     /// Nothing is waiting for the store.
-    var isSettled: Bool {
+    package var isSettled: Bool {
         waiting.withLock { $0.items.isEmpty }
     }
 
-    func append(_ burst: LogBurst) {
+    package func append(_ burst: LogBurst) {
         for record in burst.records {
             guard case .patch(let frame, let state?, _) = record else { continue }
             store.record(StoredChange(
@@ -62,7 +62,7 @@ final class LocalLog: InstanceLog {
         }
     }
 
-    func appendReply(_ reply: LoggedReply) {
+    package func appendReply(_ reply: LoggedReply) {
         guard durableAcks else {
             view.apply([LogRecord.reply(reply)])
             return

@@ -1,8 +1,8 @@
-import ReactorHubJSON
-import ReactorHubProtocol
+package import ReactorHubJSON
+package import ReactorHubProtocol
 
 /// Where a reply goes once the record that carries it is committed.
-enum ReplyTarget: Sendable {
+package enum ReplyTarget: Sendable {
     /// A connection of this process, reached directly (the in-process log).
     case connection(ConnectionOutput)
     /// A sender kept under a token by some node (`PendingReplies`), named in the Redis log
@@ -11,21 +11,27 @@ enum ReplyTarget: Sendable {
 }
 
 /// An `ack` or `error` on its way to the sender of an action, through the log.
-struct LoggedReply: Sendable {
+package struct LoggedReply: Sendable {
     /// The encoded reply, its `ref` included.
-    var message: OutboundMessage
+    package var message: OutboundMessage
     /// Who gets it; nil: nobody (an accepted action sent without a `ref` is not acked, but
     /// its ack is remembered with its id).
-    var to: ReplyTarget?
+    package var to: ReplyTarget?
     /// The action id the reply answers: a log that outlives the process remembers it with
     /// the entry (the Redis log), so that the next owner answers a resend the same way.
-    var actionID: String?
+    package var actionID: String?
+
+    package init(message: OutboundMessage, to: ReplyTarget?, actionID: String? = nil) {
+        self.message = message
+        self.to = to
+        self.actionID = actionID
+    }
 }
 
 /// One entry of an instance's log, in the order its owner produced it (DESIGN.md "one
 /// engine"): what every node, the owner's included, delivers to its subscribers once the
 /// log has committed it.
-enum LogRecord: Sendable {
+package enum LogRecord: Sendable {
     /// A new version: its frame, the state after it (nil when a follower must apply the
     /// frame's operations to its own copy), and the reply of the action that caused it,
     /// which reaches its sender before the frame.
@@ -37,23 +43,23 @@ enum LogRecord: Sendable {
 }
 
 /// What one drain of an owner's runtime produced, for its log to commit.
-struct LogBurst: Sendable {
-    var records: [LogRecord]
+package struct LogBurst: Sendable {
+    package var records: [LogRecord]
     /// The version after the burst.
-    var version: Int
+    package var version: Int
     /// The state at `version`.
-    var state: JSONValue
+    package var state: JSONValue
 
     /// Whether the burst brings a new version.
-    var hasPatch: Bool {
+    package var hasPatch: Bool {
         records.contains { if case .patch = $0 { true } else { false } }
     }
 }
 
 /// The refusal of an action whose instance has no owner here any more.
-enum OwnerRefusal {
+package enum OwnerRefusal {
     /// `overloaded`, worded so that the sender resends (with the same id).
-    static func message(ref: Ref?, codec: any MessageCodec) -> OutboundMessage {
+    package static func message(ref: Ref?, codec: any MessageCodec) -> OutboundMessage {
         codec.error(ProtocolError(.overloaded, "this instance has no owner here any more (ownership is moving); retry"), ref: ref)
     }
 }

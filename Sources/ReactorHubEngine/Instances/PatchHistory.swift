@@ -1,28 +1,28 @@
-import ReactorHubProtocol
+package import ReactorHubProtocol
 /// The recent patch frames of an instance, by version, for resumes: at most `capacity`
 /// frames (`history.patches`) and `maxBytes` of them (`history.maxBytes`); older ones go
 /// first, and a resume from before what is held gets a snapshot.
-struct PatchHistory {
-    let capacity: Int
-    let maxBytes: Int
+package struct PatchHistory {
+    package let capacity: Int
+    package let maxBytes: Int
     private var frames: [PatchFrame] = []
     private var head = 0
     /// Bytes of the frames held.
     private(set) var bytes = 0
 
-    init(capacity: Int, maxBytes: Int = .max) {
+    package init(capacity: Int, maxBytes: Int = .max) {
         self.capacity = capacity
         self.maxBytes = maxBytes
     }
 
     /// Frames held.
-    var count: Int { frames.count - head }
+    package var count: Int { frames.count - head }
 
     /// The oldest version held, or nil when none is.
-    var firstVersion: Int? { head < frames.count ? frames[head].version : nil }
+    package var firstVersion: Int? { head < frames.count ? frames[head].version : nil }
 
     /// Records the frame of the next version; versions must be consecutive.
-    mutating func append(_ frame: PatchFrame) {
+    package mutating func append(_ frame: PatchFrame) {
         guard capacity > 0, frame.message.count <= maxBytes else {
             removeAll()
             return
@@ -43,7 +43,7 @@ struct PatchHistory {
     }
 
     /// Frames still stored, dropped ones included (tests hold the memory bound with it).
-    var storedCount: Int { frames.count }
+    package var storedCount: Int { frames.count }
 
     private mutating func removeAll() {
         frames = []
@@ -52,12 +52,12 @@ struct PatchHistory {
     }
 
     /// The last `count` frames held, oldest first.
-    func last(_ count: Int) -> [PatchFrame] {
+    package func last(_ count: Int) -> [PatchFrame] {
         Array(frames[max(head, frames.count - count)...])
     }
 
     /// The frames after `version` up to `current`, or nil when some are no longer held.
-    func frames(after version: Int, current: Int) -> [PatchFrame]? {
+    package func frames(after version: Int, current: Int) -> [PatchFrame]? {
         if version == current { return [] }
         guard let first = firstVersion, version + 1 >= first, current == frames[frames.count - 1].version else { return nil }
         let start = head + (version + 1 - first)

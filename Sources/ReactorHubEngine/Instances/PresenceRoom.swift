@@ -1,41 +1,41 @@
-import ReactorHubProtocol
+package import ReactorHubProtocol
 import ReactorHubJSON
 import ReactorHubLocking
 
 /// Who is in one instance and what they are doing (PROTOCOL.md "Presence"): each
 /// connection's presence state, and the changes not broadcast yet, coalesced so that
 /// changes piling up leave as one frame. Never versioned, never persisted.
-final class PresenceRoom: Sendable {
-    typealias Entry = PresenceEntry
+package final class PresenceRoom: Sendable {
+    package typealias Entry = PresenceEntry
 
     private struct Contents {
-        var entries: [String: Entry] = [:]
+        package var entries: [String: Entry] = [:]
         /// Sessions whose entry changed (set or cleared) since the last broadcast, in order.
-        var changed: [String] = []
-        var flushScheduled = false
+        package var changed: [String] = []
+        package var flushScheduled = false
         /// The count the last broadcast carried, when it carried only a count.
-        var broadcastCount: Int?
+        package var broadcastCount: Int?
     }
 
     /// Entries listed in snapshots and broadcasts; beyond, counts only.
-    let maxListed: Int
+    package let maxListed: Int
     private let contents = Locked(Contents())
 
-    init(maxListed: Int) {
+    package init(maxListed: Int) {
         self.maxListed = maxListed
     }
 
     /// What a `set` did.
-    struct Change {
+    package struct Change {
         /// The entry changed.
-        var changed: Bool
+        package var changed: Bool
         /// A broadcast must be scheduled now (the first change since the last one).
-        var scheduleBroadcast: Bool
+        package var scheduleBroadcast: Bool
     }
 
     /// Sets (or, with nil, clears) `session`'s entry.
     @discardableResult
-    func set(_ session: String, user: String?, state: [UInt8]?) -> Change {
+    package func set(_ session: String, user: String?, state: [UInt8]?) -> Change {
         contents.withLock { contents in
             let old = contents.entries[session]
             if let state {
@@ -54,7 +54,7 @@ final class PresenceRoom: Sendable {
     }
 
     /// The changes since the last broadcast, or nil when there is nothing to say.
-    func takeBroadcast() -> PresenceChange? {
+    package func takeBroadcast() -> PresenceChange? {
         contents.withLock { contents -> PresenceChange? in
             contents.flushScheduled = false
             let changed = contents.changed
@@ -78,7 +78,7 @@ final class PresenceRoom: Sendable {
 
     /// What every snapshot and `resumed` carries (PROTOCOL.md "Presence"): the entries
     /// (none: `{}`), or their count past `maxListed`.
-    func snapshot() -> PresenceSnapshot {
+    package func snapshot() -> PresenceSnapshot {
         contents.withLock { contents in
             if contents.entries.count > maxListed { return .count(contents.entries.count) }
             return .entries(contents.entries.keys.sorted().map { ($0, contents.entries[$0]!) })
@@ -86,5 +86,5 @@ final class PresenceRoom: Sendable {
     }
 
     /// Entries held.
-    var count: Int { contents.withLock { $0.entries.count } }
+    package var count: Int { contents.withLock { $0.entries.count } }
 }

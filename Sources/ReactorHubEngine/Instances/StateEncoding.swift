@@ -1,31 +1,31 @@
-import ReactorHubJSON
+package import ReactorHubJSON
 import Reactor
 
 /// Encodes a reactor's `State` into the JSON clients see, with `@Pulse` properties left
 /// out and reported aside (their update counts and values).
-enum StateEncoding {
+package enum StateEncoding {
     /// A pulse property as the state holds it; its value is encoded only when it fired.
-    struct Pulse {
-        var name: String
-        var updateCount: UInt
-        var raw: any Encodable & Sendable
+    package struct Pulse {
+        package var name: String
+        package var updateCount: UInt
+        package var raw: any Encodable & Sendable
 
-        func encodedValue() throws -> JSONValue {
+        package func encodedValue() throws -> JSONValue {
             let value: any Encodable = raw
             return try JSONValueEncoder().encode(value)
         }
     }
 
-    struct Encoded {
-        var state: JSONValue
-        var pulses: [Pulse]
+    package struct Encoded {
+        package var state: JSONValue
+        package var pulses: [Pulse]
 
-        var pulseCounts: [String: UInt] {
+        package var pulseCounts: [String: UInt] {
             Dictionary(pulses.map { ($0.name, $0.updateCount) }, uniquingKeysWith: { _, last in last })
         }
     }
 
-    static func encode<State: Encodable>(_ state: State) throws -> Encoded {
+    package static func encode<State: Encodable>(_ state: State) throws -> Encoded {
         if let json = state as? any JSONValueRepresentable, let listing = state as? any PulseListing {
             // The state's JSON is at hand (the doc kind): no encoder, no copy of the document.
             let pulses = listing.pulseRecords.map { Pulse(name: $0.name, updateCount: $0.updateCount, raw: $0.value) }
@@ -41,8 +41,8 @@ enum StateEncoding {
 }
 
 /// Epochs: opaque strings, new whenever an instance's history starts afresh.
-enum Epoch {
-    static func make() -> String {
+package enum Epoch {
+    package static func make() -> String {
         let value = UInt64.random(in: 0...UInt64.max)
         let hex = String(value, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex

@@ -18,7 +18,7 @@ public struct InstanceSnapshot: Sendable, Hashable {
 
 /// What Redis holds of an instance: its last committed version, the latest snapshot and
 /// the log entries after it. Snapshot + tail give the state at `version`.
-public struct StoredInstance: Sendable, Hashable {
+public struct InstanceRecord: Sendable, Hashable {
     /// The instance's epoch.
     public var epoch: String
     /// The last committed version.

@@ -2,7 +2,7 @@ extension InstanceStore {
     /// What Redis holds of `address`: meta, the latest snapshot of its epoch and the log
     /// after it; nil when meta is gone. When the caller believed the instance existed, nil
     /// means Redis lost it: start a new epoch (`startEpoch`), never continue silently.
-    public func load(_ address: String) async throws(RedisError) -> StoredInstance? {
+    public func load(_ address: String) async throws(RedisError) -> InstanceRecord? {
         let keys = options.keys.instance(address)
         let reply = try await client.run(
             InstanceReadScripts.load,
@@ -21,7 +21,7 @@ extension InstanceStore {
                 state: try parts[4].expectBytes("snapshot state")
             )
         }
-        return StoredInstance(
+        return InstanceRecord(
             epoch: epoch,
             version: try parts[1].expectInteger("load version"),
             snapshot: snapshot,

@@ -1,3 +1,4 @@
+import ReactorHubEngine
 import ReactorHubMetrics
 
 /// What the cluster counts (`GET /metrics` when clustered).

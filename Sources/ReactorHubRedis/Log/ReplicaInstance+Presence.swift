@@ -1,5 +1,5 @@
+import ReactorHubEngine
 import ReactorHubProtocol
-import ReactorHubRedis
 import ReactorHubJSON
 
 /// A presence change of this node on its way to Redis.

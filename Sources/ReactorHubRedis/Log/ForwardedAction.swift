@@ -1,3 +1,4 @@
+import ReactorHubEngine
 import ReactorHubProtocol
 import ReactorHubJSON
 

@@ -1,6 +1,6 @@
+import ReactorHubEngine
 import ReactorHubJSON
 import ReactorHubProtocol
-import ReactorHubRedis
 
 /// What a replica read from Redis: where its view starts, and the log position after it.
 struct FetchedReplica: Sendable {

@@ -1,5 +1,5 @@
+import ReactorHubEngine
 import ReactorHubProtocol
-import ReactorHubRedis
 
 /// What the cluster node asks of each clustered instance, whatever its reactor type
 /// (`ReplicaInstance`).

@@ -1,3 +1,4 @@
+import ReactorHubEngine
 import ReactorHubLocking
 
 /// A serial lane between threads and one consuming task that takes everything queued at

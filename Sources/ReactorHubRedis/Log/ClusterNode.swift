@@ -1,5 +1,6 @@
-import ReactorHubProtocol
-public import ReactorHubRedis
+public import ReactorHubEngine
+package import Reactor
+package import ReactorHubProtocol
 public import ReactorHubLifecycle
 public import ReactorHubLogging
 import ReactorHubJSON
@@ -16,7 +17,7 @@ import Synchronization
 /// Redis clients' threads and in tasks, never on the libwebsockets service thread.
 ///
 /// Long-running: `start()` before the hub serves, then `run()` under the service group.
-public final class ClusterNode: Service, Sendable {
+public final class ClusterNode: Service, InstanceHost, Sendable {
     /// This node's id, key prefix, lease and history lengths.
     public let options: ClusterOptions
     let logger: Logger
@@ -80,7 +81,7 @@ public final class ClusterNode: Service, Sendable {
 
     /// The session name of a connection of this node (`hello.session`, presence keys):
     /// `NODE:cN`, unique across the nodes, where one daemon says `cN`.
-    func session(_ id: ConnectionID) -> String {
+    package func session(_ id: ConnectionID) -> String {
         "\(options.nodeID):\(id)"
     }
 
@@ -113,7 +114,7 @@ public final class ClusterNode: Service, Sendable {
         client.isConnected && subscriber.isConnected && inboxReader.isReading ? nil : "cluster link down"
     }
 
-    func attach(_ delivery: Delivery, codec: any MessageCodec) {
+    package func attach(_ delivery: Delivery, codec: any MessageCodec) {
         self.delivery.withLock { $0 = delivery }
         codecHolder.withLock { $0 = codec }
     }
@@ -177,11 +178,11 @@ public final class ClusterNode: Service, Sendable {
 
     // MARK: Instances
 
-    /// Makes and starts the clustered instance of `address` (replaces the in-memory one).
-    func makeInstance(_ kind: ReactorKind, _ address: ReactorAddress, _ context: ReactorKind.InstanceContext) async
-        -> Result<any HubInstance, ProtocolError>
-    {
-        let replica = kind.makeReplica(address, context, self)
+    package func makeInstance<R: Reactor>(
+        _ make: @escaping @Sendable () -> R, restore: (@Sendable (R.State) -> R.State)?, address: ReactorAddress,
+        context: ReactorKind.InstanceContext
+    ) async -> Result<any HubInstance, ProtocolError> where R.Action: Decodable, R.State: Codable {
+        let replica = ReplicaInstance<R>(address: address, context: context, node: self, make: make, adjust: restore)
         do {
             try await replica.start()
             return .success(replica)

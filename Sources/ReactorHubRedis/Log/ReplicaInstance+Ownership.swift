@@ -1,5 +1,5 @@
+import ReactorHubEngine
 import ReactorHubProtocol
-import ReactorHubRedis
 import ReactorHubJSON
 import Reactor
 

@@ -1,7 +1,7 @@
+import ReactorHubEngine
 import ReactorHubJSON
 import ReactorHubLogging
 import ReactorHubProtocol
-import ReactorHubRedis
 import Synchronization
 
 /// A clustered instance's log as its owner writes it (the Redis side of the log seam):

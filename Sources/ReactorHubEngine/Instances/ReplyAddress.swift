@@ -1,18 +1,18 @@
 /// Where the reply to a forwarded action goes: the origin node and the token under which
 /// that node keeps the sender (`PendingReplies`). Written in a log entry's `to` as
 /// `TOKEN@NODE`; `*` in `to` marks a pulse for every subscriber instead.
-struct ReplyAddress: Sendable, Hashable {
-    let token: UInt64
-    let node: String
+package struct ReplyAddress: Sendable, Hashable {
+    package let token: UInt64
+    package let node: String
 
-    var bytes: [UInt8] { Array("\(token)@\(node)".utf8) }
+    package var bytes: [UInt8] { Array("\(token)@\(node)".utf8) }
 
-    init(token: UInt64, node: String) {
+    package init(token: UInt64, node: String) {
         self.token = token
         self.node = node
     }
 
-    init?(bytes: [UInt8]) {
+    package init?(bytes: [UInt8]) {
         guard let at = bytes.firstIndex(of: UInt8(ascii: "@")),
               let token = UInt64(String(decoding: bytes[..<at], as: UTF8.self))
         else { return nil }
@@ -21,5 +21,5 @@ struct ReplyAddress: Sendable, Hashable {
     }
 
     /// The `to` of a pulse entry: every subscriber on every node.
-    static let everyone: [UInt8] = [UInt8(ascii: "*")]
+    package static let everyone: [UInt8] = [UInt8(ascii: "*")]
 }

@@ -1,8 +1,8 @@
+import ReactorHubEngine
 import ReactorHubJSON
 import ReactorHubLocking
 import ReactorHubLogging
 import ReactorHubProtocol
-import ReactorHubRedis
 import Reactor
 import Synchronization
 
@@ -222,7 +222,7 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
     /// Hands a forwarded action to the owner here; one that no longer decodes is refused.
     func apply(_ action: ForwardedAction, on owner: InstanceOwner<R>) {
         let sender = InstanceOwner<R>.Sender(target: .node(action.replyTo), ref: action.ref)
-        do {
+        do throws(ActionDecodingError) {
             owner.dispatch(try ActionDecoder().decode(R.Action.self, from: action.action), from: sender, id: action.id)
         } catch {
             context.metrics.action(view.address.kind, "refused")
