@@ -10,6 +10,7 @@
 // their own text; with one byte of its signature altered it is refused. A pattern that
 // parses reads back from its text to the same pattern, and matches only well-formed names.
 import Foundation
+import ReactorHubProtocol
 import FuzzSupport
 @testable import ReactorHubAuth
 
@@ -63,7 +64,7 @@ func checkPattern(_ text: String, _ address: String) {
     require((try? RightsPattern(pattern.text)) == pattern, "pattern '\(text)' does not read back from its text")
     guard let (kind, id) = Rights.split(address) else { return }
     for subject in [nil, "alice", address, kind, id] where pattern.matches(kind: kind, id: id, subject: subject) {
-        require(ReactorName.isValidKind(kind.utf8) && ReactorName.isValidID(id.utf8), "'\(text)' matches the malformed address '\(address)'")
+        require(ReactorAddress.isValidKind(kind.utf8) && ReactorAddress.isValidID(id.utf8), "'\(text)' matches the malformed address '\(address)'")
     }
     let rights = Rights(read: [pattern], act: [pattern], subject: "alice")
     require(rights.allows(.read, reactor: address) == pattern.matches(kind: kind, id: id, subject: "alice"), "Rights and its pattern disagree on '\(address)'")
