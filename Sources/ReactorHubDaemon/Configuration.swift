@@ -44,6 +44,16 @@ public struct Configuration: Sendable, Equatable {
         public var maxConnectionsPerAddress = 256
         /// `limits.upgradesPerSecond`: new WebSocket upgrades accepted per second.
         public var upgradesPerSecond = 1000
+        /// `limits.maxMemoryBytes`: resident memory the daemon may use; nil: half of the
+        /// cgroup's limit or of physical memory.
+        public var maxMemoryBytes: Int?
+        /// `limits.maxInstancesPerUser`: instances one user (or, anonymous, one peer
+        /// address) may have created and hold; nil: `maxInstances / 10`.
+        public var maxInstancesPerUser: Int?
+        /// `limits.joinsPerSecond`: the rate of each connection's join bucket.
+        public var joinsPerSecond = 20
+        /// `limits.joinBurst`: the size of each connection's join bucket.
+        public var joinBurst = 40
 
         /// The defaults.
         public init() {}

@@ -96,7 +96,7 @@ public enum Daemon {
         var cluster: ClusterNode?
         switch configuration.persistence.kind {
         case .memory:
-            store = MemoryStateStore()
+            store = MemoryStateStore(dropsEvicted: true)
         case .sqlite:
             do {
                 var options = SQLiteStateStore.Options(path: configuration.persistence.path)
@@ -266,6 +266,10 @@ extension Configuration {
         hub.historyPatches = history.patches
         hub.historyBytes = history.maxBytes
         hub.maxInstances = limits.maxInstances
+        hub.maxInstancesPerUser = limits.maxInstancesPerUser
+        hub.joinsPerSecond = limits.joinsPerSecond
+        hub.joinBurst = limits.joinBurst
+        hub.maxMemoryBytes = limits.maxMemoryBytes ?? MemoryLimit.halfOfAvailable
         hub.maxPendingActions = limits.maxPendingActions
         hub.maxPendingActionsTotal = limits.maxPendingActionsTotal
         hub.outboundBudgetBytes = limits.outboundBudgetBytes

@@ -1,4 +1,5 @@
 import ReactorHubProtocol
+import ReactorHubMetrics
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,10 +9,11 @@ extension Hub {
     /// Removes from memory the instances that no session has joined for `idleEviction`
     /// and that run no effect, once the store holds their last state; the next join
     /// restores them with the same epoch, version and history.
-    func evictIdleInstances(now: ContinuousClock.Instant) async {
+    func evictIdleInstances(now: ContinuousClock.Instant, idleFor: Duration? = nil) async {
+        let idleFor = idleFor ?? configuration.idleEviction
         let candidates = state.withLock { state -> [InstanceSlot] in
             state.idleSince.compactMap { address, since in
-                guard now - since >= configuration.idleEviction,
+                guard now - since >= idleFor,
                       let slot = state.slots[address], let instance = slot.instance, instance.isIdle
                 else { return nil }
                 return slot
@@ -25,6 +27,7 @@ extension Hub {
                 guard state.slots[slot.address] === slot, state.joinedCount[slot.address] == nil,
                       state.idleSince[slot.address] != nil, slot.instance?.isIdle == true
                 else { continue }
+                state.release(slot)
                 state.slots[slot.address] = nil
                 state.slotsByStream[slot.stream] = nil
                 state.idleSince[slot.address] = nil
@@ -34,6 +37,7 @@ extension Hub {
         }
         for instance in evicted {
             instance.evicted()
+            store.evicted(instance.address)
         }
         logger.debug("evicted idle instances", metadata: ["count": String(evicted.count)])
         if !evicted.isEmpty {
@@ -46,6 +50,26 @@ extension Hub {
     /// The addresses of the instances held in memory (tests and diagnostics).
     public var residentInstances: [String] {
         state.withLock { $0.slots.keys.map(\.description).sorted() }
+    }
+}
+
+extension Hub {
+    /// Samples the resident memory against `limits.maxMemoryBytes`: past 90 % of it, joins
+    /// that create instances and actions are refused `overloaded` until it is back under,
+    /// and idle instances are evicted at once rather than after `idleEviction`.
+    func sampleMemory() {
+        guard let limit = configuration.maxMemoryBytes else { return }
+        let resident = ProcessMetrics.residentMemoryBytes
+        let over = resident > limit / 10 * 9
+        if memoryPressure.exchange(over, ordering: .relaxed) != over {
+            logger.warning(
+                over ? "memory past 90% of limits.maxMemoryBytes: new instances and actions are refused" : "memory back under 90% of limits.maxMemoryBytes",
+                metadata: ["resident": String(resident), "limit": String(limit)]
+            )
+        }
+        if over {
+            Task { await evictIdleInstances(now: .now, idleFor: .zero) }
+        }
     }
 }
 

@@ -70,6 +70,7 @@ extension Hub {
     private func forgetFailed(_ slot: InstanceSlot) {
         state.withLock { state in
             guard state.slots[slot.address] === slot else { return }
+            state.release(slot)
             state.slots[slot.address] = nil
             state.slotsByStream[slot.stream] = nil
             state.joinedCount[slot.address] = nil

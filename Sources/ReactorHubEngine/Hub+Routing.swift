@@ -38,6 +38,7 @@ extension Hub {
         guard let kind = registry.kind(named: address.kind) else {
             return refuse(id, unknownKind(address.kind), ref: ref)
         }
+        let now = ContinuousClock.now
         let result = state.withLock { state -> Result<(InstanceSlot, ConnectionOutput, created: Bool), ProtocolError> in
             guard var session = state.sessions[id] else {
                 return .failure(ProtocolError(.internal, "this connection is closing"))
@@ -45,6 +46,14 @@ extension Hub {
             if let refusal = session.identity.refusal(.read, address) {
                 return .failure(ProtocolError(.forbidden, refusal))
             }
+            guard session.joinBucket.take(now: now) else {
+                state.sessions[id] = session
+                return .failure(ProtocolError(
+                    .rateLimited,
+                    "more than \(configuration.joinsPerSecond) joins per second (burst \(configuration.joinBurst), limits.joinsPerSecond) on this connection; slow down and retry"
+                ))
+            }
+            state.sessions[id] = session
             if let joined = session.joined[address] {
                 return .success((joined, session.output, false))
             }
@@ -65,10 +74,25 @@ extension Hub {
                         "the server holds \(state.slots.count) instances, its limit (limits.maxInstances); \(address) cannot be created now: join an existing reactor, or retry later"
                     ))
                 }
+                let creator = session.quotaKey
+                let held = state.created[creator, default: 0]
+                guard held < configuration.instancesPerUser else {
+                    return .failure(ProtocolError(
+                        .overloaded,
+                        "\(creator) holds \(held) instances it created, its quota (limits.maxInstancesPerUser); \(address) cannot be created now: join an existing reactor, or retry once yours are idle"
+                    ))
+                }
+                guard !memoryPressure.load(ordering: .relaxed) else {
+                    return .failure(ProtocolError(
+                        .overloaded,
+                        "the server is past 90% of its memory limit (limits.maxMemoryBytes); \(address) cannot be created now: join an existing reactor, or retry later"
+                    ))
+                }
                 state.nextStream += 1
-                slot = InstanceSlot(address: address, stream: StreamID(rawValue: state.nextStream))
+                slot = InstanceSlot(address: address, stream: StreamID(rawValue: state.nextStream), creator: creator)
                 state.slots[address] = slot
                 state.slotsByStream[slot.stream] = slot
+                state.created[creator, default: 0] += 1
                 created = true
             }
             session.joined[address] = slot
@@ -121,6 +145,9 @@ extension Hub {
         let lookup = state.withLock { state -> Result<(InstanceSlot, ConnectionOutput), ProtocolError> in
             if state.draining {
                 return .failure(ProtocolError(.overloaded, "the server is shutting down and takes no new actions; retry on another server or later"))
+            }
+            if memoryPressure.load(ordering: .relaxed) {
+                return .failure(ProtocolError(.overloaded, "the server is past 90% of its memory limit (limits.maxMemoryBytes) and takes no actions now; retry later"))
             }
             guard var session = state.sessions[id], let slot = session.joined[address] else {
                 return .failure(ProtocolError(.notJoined, "join \(address) before sending actions to it"))
@@ -250,6 +277,12 @@ extension Hub {
 }
 
 extension Hub.State {
+    /// The instance of `slot` is gone from memory: it no longer counts against its creator.
+    mutating func release(_ slot: InstanceSlot) {
+        let remaining = (created[slot.creator] ?? 1) - 1
+        created[slot.creator] = remaining > 0 ? remaining : nil
+    }
+
     /// One session fewer has `address` joined; the instance is idle from now when none has.
     mutating func forget(_ address: ReactorAddress, now: ContinuousClock.Instant = .now) {
         let remaining = (joinedCount[address] ?? 1) - 1

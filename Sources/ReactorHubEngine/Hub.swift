@@ -1,9 +1,10 @@
-public import ReactorHubStore
+package import ReactorHubStore
 public import ReactorHubProtocol
 import ReactorHubJSON
 import ReactorHubMetrics
 import ReactorHubLocking
-public import ReactorHubLogging
+import Synchronization
+package import ReactorHubLogging
 
 /// Serves protocol v1 (PROTOCOL.md): sessions join shared reactor instances, send
 /// actions, and receive snapshots, patches and pulses.
@@ -21,6 +22,8 @@ public final class Hub: TransportHandler, Sendable {
         var joinedCount: [ReactorAddress: Int] = [:]
         /// Addresses no session has joined since then: candidates for eviction.
         var idleSince: [ReactorAddress: ContinuousClock.Instant] = [:]
+        /// Instances held, by whom created them (`Session.quotaKey`).
+        var created: [String: Int] = [:]
         var nextStream: UInt64 = 0
         var draining = false
     }
@@ -47,6 +50,8 @@ public final class Hub: TransportHandler, Sendable {
     let metricsSources = Locked<[@Sendable (inout Exposition) -> Void]>([])
     /// Each connection's auth timeout or token expiry, forgotten when it closes.
     let identityDeadlines = IdentityDeadlines()
+    /// Resident memory is past 90 % of `limits.maxMemoryBytes` (sampled by `OutboundBudget`).
+    let memoryPressure = Atomic<Bool>(false)
     /// The cluster this hub is a node of; nil: instances live in this process alone.
     let cluster: (any InstanceHost)?
 
@@ -110,7 +115,13 @@ public final class Hub: TransportHandler, Sendable {
         let output = delivery.open(connection.id)
         let identity = identity(of: connection)
         metrics.connectionsOpened.increment()
-        state.withLock { $0.sessions[connection.id] = Session(output: output, bucket: bucket, identity: identity, path: connection.path, peerAddress: connection.peerAddress) }
+        let joinBucket = TokenBucket(ratePerSecond: configuration.joinsPerSecond, burst: configuration.joinBurst, now: .now)
+        state.withLock {
+            $0.sessions[connection.id] = Session(
+                output: output, bucket: bucket, joinBucket: joinBucket, identity: identity, path: connection.path,
+                peerAddress: connection.peerAddress
+            )
+        }
         logger.info(
             "connection opened",
             metadata: [

@@ -16,6 +16,16 @@ public struct HubConfiguration: Sendable {
     public var historyBytes = 1_048_576
     /// Instances in memory at once (`limits.maxInstances`).
     public var maxInstances = 20_000
+    /// Instances one user (a token's `sub`, or a peer address when anonymous) may have
+    /// created and still hold (`limits.maxInstancesPerUser`); nil: `maxInstances / 10`.
+    public var maxInstancesPerUser: Int?
+    /// Joins per second one connection may send on average (`limits.joinsPerSecond`).
+    public var joinsPerSecond = 20
+    /// Joins one connection may send in a burst (`limits.joinBurst`).
+    public var joinBurst = 40
+    /// Resident memory the daemon may use (`limits.maxMemoryBytes`); past 90 % of it, joins
+    /// that create instances and actions are refused `overloaded`; nil: no limit.
+    public var maxMemoryBytes: Int?
     /// Actions waiting in one instance before its senders are no longer read
     /// (`limits.maxPendingActions`).
     public var maxPendingActions = 4096
@@ -52,4 +62,9 @@ public struct HubConfiguration: Sendable {
 
     /// The defaults of PROTOCOL.md and CONFIG.md.
     public init() {}
+
+    /// The per-user quota in force.
+    var instancesPerUser: Int {
+        maxInstancesPerUser ?? max(1, maxInstances / 10)
+    }
 }

@@ -17,9 +17,19 @@ public final class MemoryStateStore: StateStore {
     }
 
     private let entries = Locked<[ReactorAddress: Entry]>([:])
+    /// Whether an evicted instance's state is dropped (`persistence.kind` memory: a later
+    /// join starts afresh in a new epoch) rather than kept for its next join.
+    private let dropsEvicted: Bool
 
-    /// Creates an empty store.
-    public init() {}
+    /// Creates an empty store; with `dropsEvicted`, eviction hands an instance's memory back.
+    public init(dropsEvicted: Bool = false) {
+        self.dropsEvicted = dropsEvicted
+    }
+
+    public func evicted(_ address: ReactorAddress) {
+        guard dropsEvicted else { return }
+        _ = entries.withLock { $0.removeValue(forKey: address) }
+    }
 
     public func record(_ change: StoredChange) {
         // One lookup: the entry is taken out of its slot, changed while uniquely held (no

@@ -20,6 +20,9 @@ public protocol StateStore: Sendable {
     /// Moves what is kept of `address` aside (its state no longer decodes), never
     /// deleting it, so that the instance can start afresh.
     func setAside(_ address: ReactorAddress, reason: String)
+    /// The hub dropped `address` from memory (idle eviction); a store that keeps state only
+    /// for the process's life may drop it too, so that its memory is handed back.
+    func evicted(_ address: ReactorAddress)
     /// Returns once everything recorded so far is durable.
     func flush() async
     /// Changes recorded and not committed yet (`reactorhub_persistence_pending_changes`).
@@ -31,6 +34,8 @@ public protocol StateStore: Sendable {
 }
 
 extension StateStore {
+    /// A durable store keeps an evicted instance's state: the next join restores it.
+    public func evicted(_ address: ReactorAddress) {}
     public var pendingChanges: Int { 0 }
     public var flushDurations: Histogram? { nil }
     public var unavailableReason: String? { nil }

@@ -35,11 +35,14 @@ package final class InstanceSlot: Sendable {
 
     package let address: ReactorAddress
     package let stream: StreamID
+    /// Whom the instance counts against (`limits.maxInstancesPerUser`): who created it.
+    package let creator: String
     private let phase = Locked<Phase>(.loading([]))
 
-    package init(address: ReactorAddress, stream: StreamID) {
+    package init(address: ReactorAddress, stream: StreamID, creator: String = "") {
         self.address = address
         self.stream = stream
+        self.creator = creator
     }
 
     /// The instance, once ready.

@@ -8,16 +8,28 @@ struct Session {
     /// Joined instances by address.
     var joined: [ReactorAddress: InstanceSlot] = [:]
     var bucket: TokenBucket
+    /// The join budget (`limits.joinsPerSecond`, `limits.joinBurst`).
+    var joinBucket: TokenBucket
     /// Who the connection is and what it may do.
     var identity: SessionIdentity
     /// The upgrade's path and the peer's address (admin listing).
     let path: String
     let peerAddress: String
 
-    init(output: ConnectionOutput, bucket: TokenBucket, identity: SessionIdentity, path: String = "/ws", peerAddress: String = "") {
+    /// Whom the instances this session creates count against (`limits.maxInstancesPerUser`):
+    /// its user, or its peer address when anonymous.
+    var quotaKey: String {
+        identity.user.map { "user \($0)" } ?? "address \(peerAddress)"
+    }
+
+    init(
+        output: ConnectionOutput, bucket: TokenBucket, joinBucket: TokenBucket, identity: SessionIdentity, path: String = "/ws",
+        peerAddress: String = ""
+    ) {
         self.id = output.id
         self.output = output
         self.bucket = bucket
+        self.joinBucket = joinBucket
         self.identity = identity
         self.path = path
         self.peerAddress = peerAddress
