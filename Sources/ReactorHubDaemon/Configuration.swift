@@ -111,6 +111,9 @@ public struct Configuration: Sendable, Equatable {
     public struct Diagnostics: Sendable, Equatable {
         /// `diagnostics.echoPath`: `nil` serves no echo endpoint.
         public var echoPath: String?
+        /// `diagnostics.idleEvictionMs`: how long an instance without subscribers or
+        /// running effects stays in memory (tests shorten it).
+        public var idleEvictionMs = 60_000
 
         /// The defaults.
         public init() {}

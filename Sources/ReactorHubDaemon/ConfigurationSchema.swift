@@ -133,5 +133,7 @@ enum ConfigurationSchema {
     static let diagnostics: [Key] = [
         .key("diagnostics.echoPath", \.diagnostics.echoPath, .optional(.urlPath),
              "an echo endpoint at this path, for diagnostics; null: none"),
+        .key("diagnostics.idleEvictionMs", \.diagnostics.idleEvictionMs, .integer(100...86_400_000),
+             "how long an instance without subscribers or running effects stays in memory (checked every half of it)"),
     ]
 }

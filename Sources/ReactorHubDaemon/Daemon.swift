@@ -266,6 +266,7 @@ extension Configuration {
         hub.historyPatches = history.patches
         hub.historyBytes = history.maxBytes
         hub.maxInstances = limits.maxInstances
+        hub.idleEviction = .milliseconds(diagnostics.idleEvictionMs)
         hub.maxInstancesPerUser = limits.maxInstancesPerUser
         hub.joinsPerSecond = limits.joinsPerSecond
         hub.joinBurst = limits.joinBurst
