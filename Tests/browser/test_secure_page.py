@@ -7,9 +7,9 @@ rights refuse every card is named; a revoked session stops with the reason."""
 import json
 import re
 import shutil
+import ssl
 import subprocess
 import urllib.request
-import ssl
 import uuid
 
 import pytest
