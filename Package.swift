@@ -56,7 +56,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .executableTarget(name: "reactorhub-cli", dependencies: ["ReactorHubClient", "JSON", "Locking", "Logging"], swiftSettings: strict),
+        .executableTarget(name: "reactorhub-cli", dependencies: ["ReactorHubClient", "JSON", "Locking", "Logging", "CSignalPipe"], swiftSettings: strict),
 
         .systemLibrary(name: "CBenchSys", path: "Sources/reactorhub-bench/CBenchSys"),
         // libssl, for the load generator's wss:// client only (the daemon's TLS is lws').

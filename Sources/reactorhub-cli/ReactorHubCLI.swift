@@ -82,7 +82,7 @@ enum ReactorHubCLI {
 
     /// Prints each revision (state or pulse) until a signal, or until the reactor ends.
     static func watch(_ reactor: RemoteReactor<JSONValue, JSONValue>, hub: HubClient, output: Output) async -> Int32 {
-        let stop = SignalWatch(signals: [SIGINT, SIGTERM])
+        let stop = SignalWatch()
         let printer = Task {
             var pulses: [String: FiredPulse] = [:]
             for await revision in reactor.revisions(bufferingNewest: 4096) {
