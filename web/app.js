@@ -111,9 +111,19 @@ const signIn = {
     if (status === 'closed' && detail.error?.code === 'unauthenticated') {
       const why = detail.reason ? `: ${detail.reason}` : '';
       this.refuse('Refused', `The server ended the session (${detail.code}${why}). Sign in again with a valid token.`);
-    } else if (status === 'reconnecting' && !this.opened && client.options.token && detail.attempt >= UNOPENED_ATTEMPTS) {
-      this.refuse('Refused', `The server did not accept the connection ${detail.attempt} times: the token may be expired, revoked or not valid here. Sign in with another token.`);
+    } else if (status === 'reconnecting' && !this.opened && client.options.token && detail.attempt === UNOPENED_ATTEMPTS) {
+      this.checkRefusal(client, detail.attempt);
     }
+  },
+
+  // WebSocket upgrades with a token keep failing: when the daemon answers /healthz, it is up and
+  // it is the token it refuses (expired, revoked, not valid here); when it does not, it is down,
+  // and the client goes on reconnecting.
+  async checkRefusal(checked, attempts) {
+    let up = false;
+    try { up = (await fetch('/healthz', { cache: 'no-store' })).ok; } catch { /* down */ }
+    if (!up || checked !== client || this.opened || this.refusal) return;
+    this.refuse('Refused', `The server did not accept the connection ${attempts} times while it is up: the token may be expired, revoked or not valid here. Sign in with another token.`);
   },
 
   // A join refused for want of rights or a token; once every card's is, the page says so.

@@ -134,7 +134,7 @@ def test_a_token_the_server_refuses_at_the_upgrade_is_offered_the_form_after_a_f
     browser.wait_status("refused", timeout=30)
     assert browser.text("connection-status") == "Refused"
     assert browser.text("sign-in-reason") == (
-        "The server did not accept the connection 3 times: the token may be expired, revoked or not valid here. "
+        "The server did not accept the connection 3 times while it is up: the token may be expired, revoked or not valid here. "
         "Sign in with another token.")
     assert browser.driver.execute_script("return window.reactorhubDemo.client.status") == "closed"
     assert len([line for line in logged(daemon, "refusing upgrade: token refused") if "reason=malformed" in line]) >= 3
