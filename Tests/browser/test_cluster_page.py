@@ -107,32 +107,36 @@ def test_a_page_whose_node_died_reconnects_through_haproxy_to_another(balanced, 
     port, nodes = balanced
     page, _ = browsers
     room = f"cluster-{uuid.uuid4().hex[:6]}"
-    page.driver.get("about:blank")
-    page.driver.get(f"http://127.0.0.1:{port}/#room={room}")
-    page.wait_status("open", timeout=30)
-    page.wait(lambda _: page.version("counter") is not None, "the counter's state", 30)
-    first = page.driver.execute_script("return window.reactorhubDemo.client.hello.node")
-    assert first in nodes
-    page.find("counter-plus").click()
-    page.wait_text("counter-value", "1", timeout=30)
-    page.wait(lambda _: page.version("counter") == 3, "counter v3", 30)
-    epoch = page.attr("version-counter", "title")
-
-    nodes[first].kill()
-    page.wait(lambda _: page.status() == "open" and page.driver.execute_script(
-        "return window.reactorhubDemo.client.hello?.node") not in (None, first), "a connection to another node", 60)
-    assert page.text("connection-status") == "Connected"
-    assert page.text("counter-value") == "1"
-    assert page.attr("version-counter", "title") == epoch  # resumed: the same epoch
-    # Until another node owns the instance, an action is answered `overloaded` (its message in
-    # the card, an error frame in the live log): the click is made again.
-    errors = "return document.querySelectorAll('[data-testid=frame-log-entry][data-direction=in][data-type=error]').length"
-    for _ in range(20):
-        before = page.driver.execute_script(errors)
+    try:
+        page.driver.get("about:blank")
+        page.driver.get(f"http://127.0.0.1:{port}/#room={room}")
+        page.wait_status("open", timeout=30)
+        page.wait(lambda _: page.version("counter") is not None, "the counter's state", 30)
+        first = page.driver.execute_script("return window.reactorhubDemo.client.hello.node")
+        assert first in nodes
         page.find("counter-plus").click()
-        page.wait(lambda _: page.text("counter-value") == "2" or page.driver.execute_script(errors) > before,
-                  "the click's ack or its refusal", 30)
-        if page.text("counter-value") == "2":
-            break
-    page.wait_text("counter-value", "2", timeout=30)
-    page.screenshot("cluster-page-after-failover")
+        page.wait_text("counter-value", "1", timeout=30)
+        page.wait(lambda _: page.version("counter") == 3, "counter v3", 30)
+        epoch = page.attr("version-counter", "title")
+
+        nodes[first].kill()
+        page.wait(lambda _: page.status() == "open" and page.driver.execute_script(
+            "return window.reactorhubDemo.client.hello?.node") not in (None, first), "a connection to another node", 60)
+        assert page.text("connection-status") == "Connected"
+        assert page.text("counter-value") == "1"
+        assert page.attr("version-counter", "title") == epoch  # resumed: the same epoch
+        # Until another node owns the instance, an action is answered `overloaded` (its message in
+        # the card, an error frame in the live log): the click is made again.
+        errors = "return document.querySelectorAll('[data-testid=frame-log-entry][data-direction=in][data-type=error]').length"
+        for _ in range(20):
+            before = page.driver.execute_script(errors)
+            page.find("counter-plus").click()
+            page.wait(lambda _: page.text("counter-value") == "2" or page.driver.execute_script(errors) > before,
+                      "the click's ack or its refusal", 30)
+            if page.text("counter-value") == "2":
+                break
+        page.wait_text("counter-value", "2", timeout=30)
+        page.screenshot("cluster-page-after-failover")
+    finally:
+        # Leave the page before haproxy stops: its reconnects would fill the next test's console.
+        page.driver.get("about:blank")
