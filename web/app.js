@@ -31,18 +31,21 @@ const STATUS_TEXT = {
   open: 'Connected',
   reconnecting: 'Reconnecting…',
   closed: 'Disconnected',
+  refused: 'Refused',
 };
 
 // The connection's status as last reported (read by the views to enable their controls).
 let connectionStatus = 'idle';
 
 function renderStatus(status, detail = {}) {
+  if (signIn.refusal && status !== 'refused') return; // the refusal stays until the next sign-in
   connectionStatus = status;
   statusElements.root.dataset.status = status;
   let text = STATUS_TEXT[status] ?? status;
   if (status === 'reconnecting' && detail.attempt > 1) {
     text = `Reconnecting (${detail.attempt})…`;
   }
+  if (status === 'refused') text = detail.text;
   setText(statusElements.text, text);
   show(statusElements.retry, status === 'reconnecting');
   document.body.classList.toggle('is-offline', status !== 'open');
@@ -60,6 +63,93 @@ function renderHello(hello) {
 }
 
 statusElements.retry.addEventListener('click', () => client.reconnectNow());
+
+// ---------------------------------------------------------------------------------------------
+// Sign-in: a daemon with `auth` (config/secure.json, docs/security.md) wants a token. The page
+// takes it from `?token=` in its address, else from the sign-in form (kept in sessionStorage, for
+// this tab only). A refusal is named on the page and the connection stopped: no "Connected" while
+// every join is refused, no silent reconnect loop.
+
+const TOKEN_KEY = 'reactorhub.token';
+// A token given and a connection that never opened after this many attempts: the browser does not
+// show a refused upgrade (401) apart from a network failure, so the form is offered.
+const UNOPENED_ATTEMPTS = 3;
+
+const signIn = {
+  form: byTestId('sign-in'),
+  reason: byTestId('sign-in-reason'),
+  input: byTestId('sign-in-token'),
+  refusal: null,   // the refusal shown, until the next sign-in
+  opened: false,   // a connection opened since the last sign-in
+  refused: new Set(), // the kinds whose join this connection refused (forbidden, unauthenticated)
+
+  token() {
+    const fromAddress = new URLSearchParams(location.search).get('token');
+    if (fromAddress) return fromAddress;
+    try { return sessionStorage.getItem(TOKEN_KEY); } catch { return null; }
+  },
+
+  // Names the refusal on the page, stops the client (it would only be refused again) and offers the form.
+  refuse(text, reason) {
+    this.refusal = text;
+    renderStatus('refused', { text });
+    setText(this.reason, reason);
+    show(this.form, true);
+    client.close();
+    if (document.activeElement === document.body || !document.activeElement) this.input.focus();
+  },
+
+  // The hello of a connection: a server that waits for a token, and none was given.
+  hello(hello) {
+    this.opened = true;
+    if (hello.auth === 'required' && !hello.user) {
+      this.refuse('Sign-in needed', 'This server needs a token (unauthenticated): every join would be refused. Sign in with a token.');
+    }
+  },
+
+  status(status, detail) {
+    if (status === 'closed' && detail.error?.code === 'unauthenticated') {
+      const why = detail.reason ? `: ${detail.reason}` : '';
+      this.refuse('Refused', `The server ended the session (${detail.code}${why}). Sign in again with a valid token.`);
+    } else if (status === 'reconnecting' && !this.opened && client.options.token && detail.attempt === UNOPENED_ATTEMPTS) {
+      this.checkRefusal(client, detail.attempt);
+    }
+  },
+
+  // WebSocket upgrades with a token keep failing: when the daemon answers /healthz, it is up and
+  // it is the token it refuses (expired, revoked, not valid here); when it does not, it is down,
+  // and the client goes on reconnecting.
+  async checkRefusal(checked, attempts) {
+    let up = false;
+    try { up = (await fetch('/healthz', { cache: 'no-store' })).ok; } catch { /* down */ }
+    if (!up || checked !== client || this.opened || this.refusal) return;
+    this.refuse('Refused', `The server did not accept the connection ${attempts} times while it is up: the token may be expired, revoked or not valid here. Sign in with another token.`);
+  },
+
+  // A join refused for want of rights or a token; once every card's is, the page says so.
+  joinRefused(kind, error) {
+    if (error.code !== 'forbidden' && error.code !== 'unauthenticated') return;
+    this.refused.add(kind);
+    if (this.refused.size === Object.keys(views).length) {
+      this.refuse('Refused', `Every reactor of this room was refused (${error.code}): ${error.message}`);
+    }
+  },
+
+  submit(event) {
+    event.preventDefault();
+    const token = this.input.value.trim();
+    if (!token) {
+      setText(this.reason, 'Paste a token first.');
+      return;
+    }
+    try { sessionStorage.setItem(TOKEN_KEY, token); } catch { /* storage off: this page load only */ }
+    this.input.value = '';
+    show(this.form, false);
+    startClient(token);
+  },
+};
+
+signIn.form.addEventListener('submit', (event) => signIn.submit(event));
 window.addEventListener('online', () => client.reconnectNow());
 
 // Shows an error for a while in an inline error element.
@@ -98,19 +188,26 @@ function setRoom(next) {
     view.reset();
     const address = `${kind}/${next}`;
     view.address = address;
-    client.join(address, {
-      onState: (state, info) => { if (view.address === address) view.render(state, info); },
-      onPulse: (name, value) => { if (view.address === address) view.pulse(name, value); },
-      onPresence: (others, info) => { if (view === todo && view.address === address) presence.update(others, info); },
-      onError: (error) => { if (view.address === address) view.showError(error.message); },
-    }).then((handle) => {
-      if (view === todo && view.address === address) presence.attach(handle);
-      markSynced();
-    }, (error) => {
-      if (error.code !== 'left' && view.address === address) view.showError(error.message);
-    });
+    joinView(kind, view, address);
   }
   presence.reset();
+}
+
+function joinView(kind, view, address) {
+  client.join(address, {
+    onState: (state, info) => { if (view.address === address) view.render(state, info); },
+    onPulse: (name, value) => { if (view.address === address) view.pulse(name, value); },
+    onPresence: (others, info) => { if (view === todo && view.address === address) presence.update(others, info); },
+    onError: (error) => { if (view.address === address) view.showError(error.message); },
+  }).then((handle) => {
+    if (view === todo && view.address === address) presence.attach(handle);
+    markSynced();
+  }, (error) => {
+    // `left` and `closed`: the page left the room, or closed this client itself (a sign-in, a refusal).
+    if (error.code === 'left' || error.code === 'closed' || view.address !== address) return;
+    view.showError(error.message);
+    signIn.joinRefused(kind, error);
+  });
 }
 
 roomForm.addEventListener('submit', (event) => {
@@ -715,22 +812,42 @@ frameLog.elements().clear.addEventListener('click', () => frameLog.clear());
 // Start
 
 const views = { counter, weather, todo };
-const client = connect(defaultUrl(), {
-  heartbeatMs: 25000,
-  on: {
-    status: (status, detail) => renderStatus(status, detail),
-    frame: (frame) => frameLog.add(frame),
-    hello: (hello) => renderHello(hello),
-  },
-});
-// Errors that answer no request of ours (or a patch that did not apply, after which the client
-// re-joins by itself): nothing on the page to attach them to.
-client.on('error', (error) => console.warn(`reactorhub: ${error.code}: ${error.message}`));
+let client = null;
+
+// Connects with `token` (or none) and joins the room's reactors; a client before it is closed.
+function startClient(token) {
+  client?.close();
+  signIn.refusal = null;
+  signIn.opened = false;
+  signIn.refused.clear();
+  client = connect(defaultUrl(), {
+    heartbeatMs: 25000,
+    token: token || null,
+    on: {
+      status: (status, detail) => { renderStatus(status, detail); signIn.status(status, detail); },
+      frame: (frame) => frameLog.add(frame),
+      hello: (hello) => { renderHello(hello); signIn.hello(hello); },
+    },
+  });
+  // Errors that answer no request of ours (or a patch that did not apply, after which the client
+  // re-joins by itself): nothing on the page to attach them to.
+  client.on('error', (error) => console.warn(`reactorhub: ${error.code}: ${error.message}`));
+  if (room) {
+    for (const [kind, view] of Object.entries(views)) {
+      view.reset();
+      view.address = `${kind}/${room}`;
+      joinView(kind, view, view.address);
+    }
+    presence.reset();
+  }
+}
+
+startClient(signIn.token());
 setRoom(roomFromHash() ?? DEFAULT_ROOM);
 
 // For debugging in the console and for the browser tests' measurements.
 window.reactorhubDemo = {
-  client,
+  get client() { return client; },
   get room() { return room; },
   setRoom: (next) => { location.hash = `room=${next}`; },
 };

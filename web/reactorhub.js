@@ -1,7 +1,7 @@
 // reactorhub.js: a dependency-free client for the ReactorHub protocol v1 (docs/protocol.md).
 //
 //   import { connect } from './reactorhub.js';
-//   const hub = connect('ws://127.0.0.1:8080/ws');
+//   const hub = connect('ws://127.0.0.1:8080/ws');   // or several: connect(['wss://a/ws', 'wss://b/ws'])
 //   await hub.join('counter/lobby', { onState: (state) => render(state), onPulse: (name, value) => toast(value) });
 //   await hub.dispatch('counter/lobby', 'increase');
 //   const todo = await hub.join('todo/lobby', { onPresence: (others) => showWho(others) });
@@ -282,6 +282,8 @@ const DEFAULTS = {
   heartbeatTimeoutMs: 10000,
   token: null,
   tokenRefreshLeadMs: 30000,
+  // How long close() waits for the server's answer to its close frame.
+  closeTimeoutMs: 1000,
 };
 
 // The page's window in a browser (whose pagehide and pageshow the client follows), else null.
@@ -357,7 +359,12 @@ export class ReactorHandle {
 
 export class ReactorHubClient {
   constructor(url, options = {}) {
-    this.url = url;
+    // Several URLs (the nodes of a cluster): a connection that fails or drops moves on to the next.
+    this.urls = Array.isArray(url) ? [...url] : [url];
+    if (this.urls.length === 0 || this.urls.some((each) => typeof each !== 'string' || each === '')) {
+      throw new TypeError('reactorhub: connect needs a URL or a non-empty array of URLs');
+    }
+    this._urlIndex = 0;
     this.options = { ...DEFAULTS, ...options };
     this._WebSocket = options.WebSocket ?? globalThis.WebSocket;
     if (typeof this._WebSocket !== 'function') {
@@ -429,6 +436,9 @@ export class ReactorHubClient {
     this._openSocket();
     return this;
   }
+
+  /** The URL of the current connection (or of the next attempt). */
+  get url() { return this.urls[this._urlIndex]; }
 
   get isOpen() {
     return this._socket !== null && this._socket.readyState === OPEN && this.status === 'open';
@@ -548,13 +558,16 @@ export class ReactorHubClient {
 
   // The connection is gone (closed by the server, the network, or given up by the heartbeat).
   // After a 1008 (`token expired`, `revoked`, `authentication timeout`), or an upgrade that never
-  // opened (a browser shows a 401 that way), the token in hand is not used again.
+  // opened (a browser shows a 401 that way), the token in hand is not used again. The next attempt
+  // goes to the next URL. A 1008 without a token function to get another token from ends the
+  // client: the same token (or none) would be refused again at every reconnect.
   _lost(code, reason, opened = true) {
     const socket = this._socket;
     this._socket = null;
     this._stopHeartbeat();
     this._stopRefresh();
     if (code === 1008 || !opened) this._tokenStale = true;
+    this._urlIndex = (this._urlIndex + 1) % this.urls.length;
     if (socket) {
       socket.onopen = socket.onmessage = socket.onclose = socket.onerror = null;
       if (socket.readyState < 2) { try { socket.close(); } catch { /* already closing */ } }
@@ -563,6 +576,8 @@ export class ReactorHubClient {
     for (const entry of this._reactors.values()) entry.resyncing = false;
     if (this._closed) {
       this._setStatus('closed', { code, reason });
+    } else if (code === 1008 && typeof this.options.token !== 'function') {
+      this._endRefused(code, reason);
     } else if (this.options.reconnect) {
       this._scheduleReconnect({ code, reason });
     } else {
@@ -570,6 +585,18 @@ export class ReactorHubClient {
       this._setStatus('closed', { code, reason });
       this._failJoins('closed', 'the connection closed and reconnect is off');
     }
+  }
+
+  // The server ended the session for want of a valid token (1008) and no token function can give
+  // another: closed for good, with the reason, instead of a reconnect loop.
+  _endRefused(code, reason) {
+    const error = new ReactorHubError('unauthenticated', `the server closed the connection (${code}${reason ? ` ${reason}` : ''}) and there is no token function to get another token from`, { closeCode: code, closeReason: reason });
+    this._closed = true;
+    this._clearTimersAndPage();
+    this._failUnanswered('unauthenticated', () => error.message);
+    this._failJoins('unauthenticated', error.message);
+    this._emit('error', error);
+    this._setStatus('closed', { code, reason, error });
   }
 
   /** The delay before reconnect attempt `attempt` (0-based): exponential, capped, minus jitter. */
@@ -603,26 +630,43 @@ export class ReactorHubClient {
     this._lost(1001, 'page hidden');
   }
 
-  /** Closes the connection for good: no reconnect; pending requests and joins are rejected with `closed`. */
-  close(code = 1000, reason = '') {
-    if (this._closed) return;
-    this._closed = true;
+  _clearTimersAndPage() {
     this._page?.removeEventListener('pagehide', this._onPageHide);
     this._page?.removeEventListener('pageshow', this._onPageShow);
     if (this._reconnectTimer !== null) this._clearTimeout(this._reconnectTimer);
     this._reconnectTimer = null;
     this._stopHeartbeat();
     this._stopRefresh();
+  }
+
+  /**
+   * Closes the connection for good: no reconnect; pending requests and joins are rejected with
+   * `closed`. Sends the close frame (`code`, 1000 by default) and returns a promise that resolves
+   * once the server answered it and the socket is closed, or after `closeTimeoutMs` (1 s): a
+   * program that exits after `await client.close()` leaves the server a normal close, not 1006.
+   */
+  close(code = 1000, reason = '') {
+    if (this._closed) return this._closing ?? Promise.resolve();
+    this._closed = true;
+    this._clearTimersAndPage();
     const socket = this._socket;
     this._socket = null;
+    this._closing = Promise.resolve();
     if (socket) {
-      socket.onopen = socket.onmessage = socket.onclose = socket.onerror = null;
+      socket.onopen = socket.onmessage = socket.onerror = null;
+      const wasOpen = socket.readyState === OPEN;
+      this._closing = wasOpen ? new Promise((resolve) => {
+        const timer = this._setTimeout(resolve, this.options.closeTimeoutMs);
+        socket.onclose = () => { this._clearTimeout(timer); resolve(); };
+      }) : Promise.resolve();
+      if (!wasOpen) socket.onclose = null;
       try { socket.close(code, reason); } catch { /* not open yet */ }
     }
     this._failPending('closed', (p) => `the client was closed before the reply to ${p.kind} ${p.ref}`);
     this._failUnanswered('closed', (p) => `the client was closed before the reply to ${p.kind} ${p.ref}`);
     this._failJoins('closed', 'the client was closed');
     this._setStatus('closed', { code, reason });
+    return this._closing;
   }
 
   _startHeartbeat() {
@@ -1131,7 +1175,7 @@ export class ReactorHubClient {
   }
 }
 
-/** Creates a client and opens its connection. */
+/** Creates a client and opens its connection; `url` is one URL or an array of them (tried in turn). */
 export function connect(url, options = {}) {
   return new ReactorHubClient(url, options).open();
 }

@@ -46,6 +46,23 @@ public final class HubClient: Sendable {
         options: HubClientOptions = HubClientOptions(),
         logger: Logger
     ) async throws(HubClientError) -> HubClient {
+        try await connect([url], token: token, options: options, logger: logger)
+    }
+
+    /// Connects to the first of `urls` that answers (the nodes of a cluster, in the order
+    /// to try them) and returns once it said `hello`; throws when each of them failed once
+    /// (a refused token at once: the nodes share the key). Later, each attempt that fails
+    /// and each connection that drops moves on to the next URL, round and round, with the
+    /// reconnect backoff between attempts.
+    public static func connect(
+        _ urls: [String],
+        token: TokenSource? = nil,
+        options: HubClientOptions = HubClientOptions(),
+        logger: Logger
+    ) async throws(HubClientError) -> HubClient {
+        guard !urls.isEmpty else {
+            throw HubClientError(.invalidURL, "no URL to connect to")
+        }
         let socket: any ClientSocket
         let owned: Bool
         if let given = options.socket {
@@ -55,7 +72,7 @@ public final class HubClient: Sendable {
             socket = Self.platformSocket(options: options, logger: logger)
             owned = true
         }
-        let engine = ClientEngine(url: url, token: token, options: options, socket: socket, ownsSocket: owned, logger: logger)
+        let engine = ClientEngine(urls: urls, token: token, options: options, socket: socket, ownsSocket: owned, logger: logger)
         let client = HubClient(engine: engine, logger: logger)
         try await engine.start().get()
         return client
@@ -74,14 +91,55 @@ public final class HubClient: Sendable {
     /// Joins the reactor at `address` (`KIND/ID`) and returns it once it has a state that
     /// decodes as `State`. Throws the server's refusal (`unknown_reactor`, `forbidden`,
     /// `too_many_joins`…) or `decoding_failed`. Joining an address twice gives two handles
-    /// of one subscription; it is left when the last handle leaves.
+    /// of one subscription; it is left when the last handle leaves. Actions are encoded
+    /// through `Action`'s `Encodable` conformance (`ActionEncoder.encode(_:)`).
     public func join<State: Decodable & Sendable, Action: Encodable & Sendable>(
         _ address: String,
         state: State.Type,
         action: Action.Type
     ) async throws(HubClientError) -> RemoteReactor<State, Action> {
+        try await join(address, encodeAction: Self.throughConformance())
+    }
+
+    /// Joins the reactor at `address` with an `Action` enum that is only `Decodable`, as
+    /// reactors declare their actions (`enum Action: Decodable, Sendable`), so an app that
+    /// shares the reactor's code sends its actions as they are: each is encoded by
+    /// reflection, with the members named as the server's schema of the same enum names
+    /// them (`ActionEncoder.encode(reflecting:schema:)`); its associated values must be
+    /// `Encodable`. Otherwise as the `Encodable` overload.
+    public func join<State: Decodable & Sendable, Action: Decodable & Sendable>(
+        _ address: String,
+        state: State.Type,
+        action: Action.Type
+    ) async throws(HubClientError) -> RemoteReactor<State, Action> {
+        let schema = ActionSchema(describing: Action.self)
+        return try await join(address) { (action: Action) throws(ActionEncodingError) -> JSONValue in
+            try ActionEncoder().encode(reflecting: action, schema: schema)
+        }
+    }
+
+    /// Joins the reactor at `address` with an `Action` that is both `Encodable` and
+    /// `Decodable`: encoded through its `Encodable` conformance (this overload only settles
+    /// which of the two others applies).
+    public func join<State: Decodable & Sendable, Action: Codable & Sendable>(
+        _ address: String,
+        state: State.Type,
+        action: Action.Type
+    ) async throws(HubClientError) -> RemoteReactor<State, Action> {
+        try await join(address, encodeAction: Self.throughConformance())
+    }
+
+    /// Encodes an action through its `Encodable` conformance.
+    private static func throughConformance<Action: Encodable & Sendable>() -> @Sendable (Action) throws(ActionEncodingError) -> JSONValue {
+        { action throws(ActionEncodingError) in try ActionEncoder().encode(action) }
+    }
+
+    private func join<State: Decodable & Sendable, Action: Sendable>(
+        _ address: String,
+        encodeAction: @escaping @Sendable (Action) throws(ActionEncodingError) -> JSONValue
+    ) async throws(HubClientError) -> RemoteReactor<State, Action> {
         let joined = try await engine.join(address).get()
-        let reactor = RemoteReactor<State, Action>(hub: self, address: address, joined: joined)
+        let reactor = RemoteReactor<State, Action>(hub: self, address: address, joined: joined, encodeAction: encodeAction)
         do {
             try reactor.validate()
         } catch {
@@ -111,8 +169,9 @@ public final class HubClient: Sendable {
     /// What the server said in its last `hello`: its name, this session, the kinds.
     public var server: HubServerInfo? { engine.board.server }
 
-    /// Closes the connection for good: every reactor's streams end, every wait fails
-    /// with `closed`, the socket is released.
+    /// Closes the connection for good: a close frame with 1000 goes to the server, and the
+    /// socket is released once the server answered it (or after 1 s); every reactor's
+    /// streams end, every wait fails with `closed`.
     public func close() async {
         await engine.close()
     }

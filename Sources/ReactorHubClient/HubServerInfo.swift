@@ -8,6 +8,8 @@ public struct HubServerInfo: Sendable, Hashable {
     public var server: String
     /// This connection's session id, e.g. `c7`.
     public var session: String
+    /// The node the connection reached (`hello.node`), when the daemon runs in a cluster.
+    public var node: String?
     /// The authenticated user, when the connection has one.
     public var user: String?
     /// Whether the server waits for an `auth` message before serving anything else.
@@ -25,6 +27,7 @@ public struct HubServerInfo: Sendable, Hashable {
         self.protocolVersion = hello["protocol"]?.intValue ?? 1
         self.server = hello["server"]?.stringValue ?? ""
         self.session = session
+        self.node = hello["node"]?.stringValue
         self.user = hello["user"]?.stringValue
         self.authRequired = hello["auth"]?.stringValue == "required"
         self.kinds = hello["reactors"] ?? .object([:])

@@ -6,25 +6,35 @@ import Reactor
 
 /// A reactor hosted by the hub, read like a local ReactorKit reactor: `currentState`,
 /// `states`, `pulse(\.$x)`, and `send(_:)` for actions. `State` decodes from the state
-/// the server sends; `Action` encodes to its wire form (`ActionEncoder`).
+/// the server sends; `Action` encodes to its wire form (`ActionEncoder`: through its
+/// `Encodable` conformance, or by reflection for an enum that is only `Decodable`, as
+/// reactors declare their actions).
 ///
 /// Pulses are counted as they arrive: a `State` read from the reactor has each `@Pulse`
 /// property at the number of times it fired since the join, with its last value, so
 /// ReactorKit's `valueUpdatedCount` semantics hold on the mirror too.
-public final class RemoteReactor<State: Decodable & Sendable, Action: Encodable & Sendable>: Sendable {
+public final class RemoteReactor<State: Decodable & Sendable, Action: Sendable>: Sendable {
     /// The reactor's address, `KIND/ID`.
     public let address: String
     let hub: HubClient
     let publisher: ReplicaPublisher
     let pulseNames: [String]
+    /// Puts an action in wire form (chosen by `HubClient.join` from `Action`'s conformances).
+    let encodeAction: @Sendable (Action) throws(ActionEncodingError) -> JSONValue
     private let decoded = Locked<(number: UInt64, state: State)?>(nil)
     private let hasLeft = Locked(false)
 
-    init(hub: HubClient, address: String, joined: ClientEngine.Joined) {
+    init(
+        hub: HubClient,
+        address: String,
+        joined: ClientEngine.Joined,
+        encodeAction: @escaping @Sendable (Action) throws(ActionEncodingError) -> JSONValue
+    ) {
         self.hub = hub
         self.address = address
         self.publisher = joined.publisher
         self.pulseNames = joined.pulseNames
+        self.encodeAction = encodeAction
     }
 
     deinit {
@@ -57,6 +67,11 @@ public final class RemoteReactor<State: Decodable & Sendable, Action: Encodable 
 
     /// The instance's epoch.
     public var epoch: String { revision.epoch }
+
+    /// Why the reactor's streams ended: `left` (by this client, or by the server for lack of
+    /// rights), `closed`, or the client's end (`unauthenticated` once the server revoked
+    /// or expired a token the client cannot renew); nil while it is live.
+    public var endReason: HubClientError? { publisher.ending }
 
     /// The latest state, readable from any thread. (A state that fails to decode is logged
     /// and the last one that decoded is returned.)
@@ -143,7 +158,7 @@ public final class RemoteReactor<State: Decodable & Sendable, Action: Encodable 
     public func dispatch(_ action: Action) async throws(HubClientError) -> ActionAck {
         let payload: JSONValue
         do {
-            payload = try ActionEncoder().encode(action)
+            payload = try encodeAction(action)
         } catch {
             throw HubClientError(.encodingFailed, error.message, reactor: address)
         }

@@ -11,7 +11,7 @@ public import Reactor
 /// reads carry the pulse counts (`RemoteReactor`). States the runtime has not taken yet
 /// are merged to the latest, as a slow view should see them. An action the server refuses
 /// is reported on `refusals` (and logged by the runtime as the effect's error).
-public final class RemoteReactorBridge<State: Decodable & Sendable, Action: Encodable & Sendable>: Reactor {
+public final class RemoteReactorBridge<State: Decodable & Sendable, Action: Sendable>: Reactor {
     /// The only mutation: the remote reactor moved to this state.
     public enum Mutation: Sendable {
         /// The remote reactor's new state.

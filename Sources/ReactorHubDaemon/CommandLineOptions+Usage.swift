@@ -5,7 +5,7 @@ extension CommandLineOptions {
     public static let usage: String = {
         var help = HelpText()
         help.line("usage: reactorhub [options]")
-        help.line("       reactorhub token --sub SUB [--read PATTERN]... [--act PATTERN]... [--ttl 1h] [--config FILE]")
+        help.line(tokenSynopsis(prefix: "       "))
         help.line()
         help.paragraph(
             "Runs the ReactorHub daemon: shared ReactorKit-style reactors kept in sync with WebSocket clients at "
@@ -36,11 +36,7 @@ extension CommandLineOptions {
         }
         help.line()
         help.line("token: prints a token signed with the configuration's auth.hs256Secret")
-        help.option("--sub SUB", "the token's user (its sub claim), 1 to 128 characters")
-        help.option("--read PATTERN", "a reactor pattern it may join, e.g. doc/* (repeatable)")
-        help.option("--act PATTERN", "a reactor pattern it may act on (repeatable)")
-        help.option("--ttl DURATION", "how long it is valid: 90s, 15m, 1h (the default) or 7d")
-        help.option("--config FILE", "the configuration that holds the secret, found as above")
+        tokenOptions(&help)
         help.line()
         help.paragraph(
             "Precedence: built-in defaults < config file < environment < flags. Relative paths in a config "
@@ -53,6 +49,43 @@ extension CommandLineOptions {
         )
         return help.text
     }()
+
+    /// The text of `reactorhub token --help`.
+    public static let tokenUsage: String = {
+        var help = HelpText()
+        help.line(tokenSynopsis(prefix: "usage: "))
+        help.line()
+        help.paragraph(
+            "Prints one line, a token (JWT) signed with HS256 with the configuration's auth.hs256Secret (or "
+                + "REACTORHUB_AUTH_SECRET), for sub SUB with the rights {\"read\":[…],\"act\":[…]} given by --read "
+                + "and --act, valid for --ttl. Without --read or --act it is refused (exit 2) unless --no-rights "
+                + "says so: a token without rights can join and act on nothing."
+        )
+        help.line()
+        help.line("options:")
+        tokenOptions(&help)
+        help.option("--help", "print this help and exit")
+        help.line()
+        help.line("example:")
+        help.line("  reactorhub token --config config/secure.json --sub alice --read 'doc/*' --act 'doc/notes-{sub}'")
+        return help.text
+    }()
+
+    /// The token command's synopsis on two lines, the second aligned under the first option.
+    private static func tokenSynopsis(prefix: String) -> String {
+        let command = prefix + "reactorhub token "
+        return command + "--sub SUB [--read PATTERN]... [--act PATTERN]...\n"
+            + String(repeating: " ", count: command.count) + "[--no-rights] [--ttl 1h] [--config FILE]"
+    }
+
+    private static func tokenOptions(_ help: inout HelpText) {
+        help.option("--sub SUB", "the token's user (its sub claim), 1 to 128 characters")
+        help.option("--read PATTERN", "a reactor pattern it may join, e.g. doc/* (repeatable)")
+        help.option("--act PATTERN", "a reactor pattern it may act on (repeatable)")
+        help.option("--no-rights", "mint it without --read or --act (a token that only names the user)")
+        help.option("--ttl DURATION", "how long it is valid: 90s, 15m, 1h (the default) or 7d")
+        help.option("--config FILE", "the configuration that holds the secret, found as in reactorhub --help")
+    }
 
     private static func describeDefault(of key: ConfigurationSchema.Key) -> String {
         "default " + ConfigurationReference.compact(ConfigurationSchema.defaultValue(of: key))

@@ -14,6 +14,8 @@ public struct CommandLineOptions: Sendable, Equatable {
         case printConfigReference
         /// Print `usage` and exit.
         case help
+        /// Print `tokenUsage` (`reactorhub token --help`) and exit.
+        case tokenHelp
         /// Print the version and exit.
         case version
         /// Mint a token (`reactorhub token …`).
@@ -68,6 +70,7 @@ public struct CommandLineOptions: Sendable, Equatable {
     private mutating func parseToken(_ cursor: inout ArgumentCursor) throws(ConfigurationError) {
         var request = TokenRequest(sub: "")
         var sub: String?
+        var noRights = false
         while let (name, argument) = cursor.next() {
             switch name {
             case "--sub":
@@ -80,16 +83,27 @@ public struct CommandLineOptions: Sendable, Equatable {
                 request.ttlSeconds = try TokenRequest.seconds(cursor.value(of: name))
             case "--config":
                 configFile = try cursor.value(of: name)
+            case "--no-rights":
+                noRights = true
             case "--help", "-h":
-                mode = .help
+                mode = .tokenHelp
                 return
             default:
                 throw Self.unknown(argument, among: TokenRequest.options)
             }
         }
-        guard let sub else { throw ConfigurationError("token needs --sub SUB; see --help") }
+        guard let sub else { throw ConfigurationError("token needs --sub SUB; see reactorhub token --help") }
         guard (1...128).contains(sub.count) else {
             throw ConfigurationError("--sub must be 1 to 128 characters, got \(sub.count)")
+        }
+        if noRights, !(request.read.isEmpty && request.act.isEmpty) {
+            throw ConfigurationError("token: --no-rights cannot be given with --read or --act")
+        }
+        if !noRights, request.read.isEmpty, request.act.isEmpty {
+            throw ConfigurationError(
+                "token: no --read or --act given, so the token would allow nothing; give --read PATTERN and/or "
+                    + "--act PATTERN (e.g. --read 'doc/*'), or --no-rights for a token that only names the user"
+            )
         }
         request.sub = sub
         mode = .token(request)

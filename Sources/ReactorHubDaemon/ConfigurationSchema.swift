@@ -87,7 +87,7 @@ enum ConfigurationSchema {
     /// The optional sections: absent unless the file (or one of their flags or variables)
     /// brings them in.
     static let sections: [ConfigurationSection] = [
-        .optional("auth", \.auth, "token verification (PROTOCOL.md); absent: every connection may join and act", [
+        .optional("auth", \.auth, "token verification (docs/protocol.md); absent: every connection may join and act", [
             .key("hs256Secret", \.hs256Secret, .optional(.text()), "the HS256 secret",
                  environment: "REACTORHUB_AUTH_SECRET", secret: true),
             .key("publicKeyFile", \.publicKeyFile, .optional(.path(.file)), "a PEM public key for RS256 and ES256 tokens"),
@@ -120,7 +120,7 @@ enum ConfigurationSchema {
             .key("maxBytes", \.maxBytes, .integer(2...1_048_576), "bytes of compact JSON one presence state may take"),
             .key("maxListed", \.maxListed, .integer(0...1_000_000), "entries listed per reactor; `presenceCount` beyond"),
         ]),
-        .optional("cluster", \.cluster, "daemons sharing their reactors through Redis (CLUSTER.md)", [
+        .optional("cluster", \.cluster, "daemons sharing their reactors through Redis (docs/cluster.md)", [
             .key("redis", \.redis, .hostAndPort, "the Redis server",
                  environment: "REACTORHUB_CLUSTER_REDIS", flag: "--cluster-redis HOST:PORT"),
             .key("nodeId", \.nodeId, .optional(.text()), "this node's id; null: a random id at each start",

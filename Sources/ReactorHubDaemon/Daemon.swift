@@ -36,6 +36,9 @@ public enum Daemon {
             case .help:
                 print(CommandLineOptions.usage, terminator: "")
                 return 0
+            case .tokenHelp:
+                print(CommandLineOptions.tokenUsage, terminator: "")
+                return 0
             case .version:
                 print("reactorhub \(version)")
                 return 0

@@ -1,6 +1,7 @@
-/// `reactorhub token --sub SUB [--read PATTERN]… [--act PATTERN]… [--ttl 1h] [--config FILE]`:
-/// a token to mint with the configuration's `auth.hs256Secret` (its `--config` is
-/// `CommandLineOptions.configFile`).
+/// `reactorhub token --sub SUB [--read PATTERN]… [--act PATTERN]… [--no-rights] [--ttl 1h]
+/// [--config FILE]`: a token to mint with the configuration's `auth.hs256Secret` (its
+/// `--config` is `CommandLineOptions.configFile`). Without `--read` or `--act` the command
+/// is refused unless `--no-rights` says that a token without rights is what is wanted.
 public struct TokenRequest: Sendable, Equatable {
     /// `--sub`: the token's `sub` claim, 1 to 128 characters.
     public var sub: String
@@ -20,7 +21,7 @@ public struct TokenRequest: Sendable, Equatable {
     }
 
     /// The options of `token`, for "did you mean".
-    static let options = ["--sub", "--read", "--act", "--ttl", "--config", "--help"]
+    static let options = ["--sub", "--read", "--act", "--no-rights", "--ttl", "--config", "--help"]
 
     /// A rights pattern given to `flag`.
     static func pattern(_ text: String, flag: String) throws(ConfigurationError) -> String {

@@ -5,6 +5,8 @@ import ReactorHubClient
 /// What the commands print, indented for people or one compact JSON object per line.
 struct Output {
     let json: Bool
+    /// The command line, for the advice added to errors (`ErrorAdvice`).
+    var arguments: CLIArguments?
 
     func state(_ reactor: String, _ revision: Revision) {
         if json {
@@ -33,8 +35,9 @@ struct Output {
     }
 
     /// A refusal or failure: a JSON line on standard output with --json, a sentence on
-    /// standard error without.
+    /// standard error without; with the advice that fits it (`ErrorAdvice`).
     func error(_ error: HubClientError) {
+        let error = arguments.map { ErrorAdvice.advised(error, for: $0) } ?? error
         if json {
             var object: JSONObject = ["type": "error", "code": .string(error.code.rawValue), "message": .string(error.message)]
             if let reactor = error.reactor { object.updateValue(.string(reactor), forKey: "reactor") }

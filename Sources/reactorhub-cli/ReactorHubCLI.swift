@@ -25,7 +25,7 @@ enum ReactorHubCLI {
     }
 
     static func run(_ arguments: CLIArguments, logger: Logger) async -> Int32 {
-        let output = Output(json: arguments.json)
+        let output = Output(json: arguments.json, arguments: arguments)
         var options = HubClientOptions()
         options.caFile = arguments.caFile
         options.allowsInsecureTLS = arguments.insecure
@@ -82,7 +82,7 @@ enum ReactorHubCLI {
 
     /// Prints each revision (state or pulse) until a signal, or until the reactor ends.
     static func watch(_ reactor: RemoteReactor<JSONValue, JSONValue>, hub: HubClient, output: Output) async -> Int32 {
-        let stop = SignalWatch(signals: [SIGINT, SIGTERM])
+        let stop = SignalWatch()
         let printer = Task {
             var pulses: [String: FiredPulse] = [:]
             for await revision in reactor.revisions(bufferingNewest: 4096) {
@@ -117,8 +117,9 @@ enum ReactorHubCLI {
         printer.cancel()
         stop.cancel()
         if ended {
-            // The reactor ended while we watched: left by the server, or the client closed.
-            Output.standardError("reactorhub-cli: \(reactor.address) ended")
+            // The reactor ended while we watched: left by the server, or the client closed
+            // for good (a revoked or expired token cannot be renewed): say why, exit 1.
+            output.error(reactor.endReason ?? HubClientError(.closed, "\(reactor.address) ended", reactor: reactor.address))
             return 1
         }
         return 0

@@ -41,18 +41,45 @@ struct CommandLineTests {
         ])
         #expect(options.mode == .token(TokenRequest(sub: "alice", read: ["doc/*", "counter/{sub}"], act: ["doc/notes-{sub}"], ttlSeconds: 5400)))
         #expect(options.configFile == "/etc/rh.json")
-        #expect(try CommandLineOptions(arguments: ["token", "--sub=bob"]).mode == .token(TokenRequest(sub: "bob", ttlSeconds: 3600)))
-        #expect(try CommandLineOptions(arguments: ["token", "--help"]).mode == .help)
+        #expect(try CommandLineOptions(arguments: ["token", "--sub=bob", "--no-rights"]).mode == .token(TokenRequest(sub: "bob", ttlSeconds: 3600)))
+        #expect(try CommandLineOptions(arguments: ["token", "--help"]).mode == .tokenHelp)
+        #expect(try CommandLineOptions(arguments: ["token", "--sub", "a", "-h"]).mode == .tokenHelp)
+    }
+
+    @Test func aTokenWithoutRightsNeedsTheNoRightsFlag() {
+        #expect(throws: ConfigurationError(
+            "token: no --read or --act given, so the token would allow nothing; give --read PATTERN and/or "
+                + "--act PATTERN (e.g. --read 'doc/*'), or --no-rights for a token that only names the user"
+        )) {
+            try CommandLineOptions(arguments: ["token", "--sub", "alice", "--ttl", "1h"])
+        }
+        #expect(throws: ConfigurationError("token: --no-rights cannot be given with --read or --act")) {
+            try CommandLineOptions(arguments: ["token", "--sub", "alice", "--no-rights", "--act", "doc/*"])
+        }
+        #expect(throws: ConfigurationError("unknown option '--no-right' (did you mean '--no-rights'?); see --help")) {
+            try CommandLineOptions(arguments: ["token", "--sub", "alice", "--no-right"])
+        }
+    }
+
+    @Test func tokenHelpIsTheTokenCommandsOwn() {
+        let usage = CommandLineOptions.tokenUsage
+        #expect(usage.hasPrefix("usage: reactorhub token --sub SUB [--read PATTERN]... [--act PATTERN]...\n"))
+        for item in ["--sub SUB", "--read PATTERN", "--act PATTERN", "--no-rights", "--ttl DURATION", "--config FILE", "--help"] {
+            #expect(usage.contains("\n  \(item)"), "\(item) missing from token --help")
+        }
+        #expect(!usage.contains("--port"))
+        #expect(!usage.contains("--print-config"))
+        #expect(usage.split(separator: "\n").allSatisfy { $0.count <= 100 })
     }
 
     @Test(arguments: [("90s", 90), ("15m", 900), ("1h", 3600), ("7d", 604_800), ("120", 120)])
     func tokenLifetimes(text: String, seconds: Int) throws {
-        #expect(try CommandLineOptions(arguments: ["token", "--sub", "a", "--ttl", text]).mode
-            == .token(TokenRequest(sub: "a", ttlSeconds: seconds)))
+        #expect(try CommandLineOptions(arguments: ["token", "--sub", "a", "--read", "*", "--ttl", text]).mode
+            == .token(TokenRequest(sub: "a", read: ["*"], ttlSeconds: seconds)))
     }
 
     @Test func tokenRefusals() {
-        #expect(throws: ConfigurationError("token needs --sub SUB; see --help")) {
+        #expect(throws: ConfigurationError("token needs --sub SUB; see reactorhub token --help")) {
             try CommandLineOptions(arguments: ["token", "--read", "*"])
         }
         #expect(throws: ConfigurationError(#"--ttl must be a duration such as 90s, 15m, 1h or 7d, got "soon""#)) {

@@ -16,14 +16,19 @@ OUTPUT = pathlib.Path(os.environ.get("REACTORHUB_TEST_OUTPUT", ROOT / "test-outp
 
 
 class Daemon:
-    """A running daemon: its port, its process, and its log file. `env` is added to the
-    environment; with TLS configured the start line reads https:// and `url` is wss://."""
+    """A running daemon: its port, its process, and its log file. `config` is a dict written
+    to a file, or the path of a file to use as it is (a shipped one); `arguments` follow
+    `--port 0`; `env` is added to the environment. With TLS configured the start line reads
+    https:// and `url` is wss://."""
 
-    def __init__(self, config: dict, workdir: pathlib.Path, name: str, env: dict | None = None,
-                 open_files: int | None = None):
+    def __init__(self, config: dict | pathlib.Path, workdir: pathlib.Path, name: str, env: dict | None = None,
+                 open_files: int | None = None, arguments: tuple[str, ...] = ()):
         self.workdir = workdir
-        self.config_path = workdir / "reactorhub.json"
-        self.config_path.write_text(json.dumps(config))
+        if isinstance(config, pathlib.Path):
+            self.config_path = config
+        else:
+            self.config_path = workdir / "reactorhub.json"
+            self.config_path.write_text(json.dumps(config))
         OUTPUT.mkdir(parents=True, exist_ok=True)
         self.log_path = OUTPUT / f"{name}.log"
         self.log = open(self.log_path, "ab")
@@ -31,7 +36,7 @@ class Daemon:
             resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
 
         self.process = subprocess.Popen(
-            [str(BINARY), "--config", str(self.config_path), "--port", "0"],
+            [str(BINARY), "--config", str(self.config_path), "--port", "0", *arguments],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=self.log, env={**os.environ, **(env or {})},
             preexec_fn=limit_open_files if open_files else None,
         )
@@ -95,8 +100,9 @@ def daemon_factory(request):
     started = []
     workdir = pathlib.Path(tempfile.mkdtemp(prefix="rh-e2e-"))
 
-    def start(config=None, name=None, env=None, open_files=None):
-        daemon = Daemon(config or base_config(), workdir, name or request.node.name, env=env, open_files=open_files)
+    def start(config=None, name=None, env=None, open_files=None, arguments=()):
+        daemon = Daemon(config or base_config(), workdir, name or request.node.name, env=env, open_files=open_files,
+                        arguments=arguments)
         started.append(daemon)
         return daemon
 

@@ -29,7 +29,7 @@ def test_install_puts_the_binary_the_page_the_configuration_and_the_unit_under_p
     share = prefix / "share" / "reactorhub"
     for name in ["index.html", "app.js", "reactorhub.js", "styles.css", "favicon.svg"]:
         assert (share / "web" / name).read_bytes() == (ROOT / "web" / name).read_bytes()
-    for name in ["reactorhub.json", "weather.json"]:
+    for name in ["reactorhub.json", "weather.json", "secure.json", "cluster.json", "haproxy.cfg"]:
         assert (share / "config" / name).read_bytes() == (ROOT / "config" / name).read_bytes()
     unit = (prefix / "lib" / "systemd" / "system" / "reactorhub.service").read_text()
     assert f"ExecStart={prefix}/bin/reactorhub --config {share}/config/reactorhub.json\n" in unit

@@ -60,7 +60,7 @@ def test_repeated_patterns_keep_their_order_and_ttl_units_add_up(tmp_path):
 
 def test_the_secret_may_come_from_the_environment(tmp_path):
     config = write_config(tmp_path, auth_config({"hs256Secret": None}))
-    result = reactorhub("token", "--sub", "carol", "--ttl", "90s", "--config", config,
+    result = reactorhub("token", "--sub", "carol", "--read", "counter/*", "--ttl", "90s", "--config", config,
                         env={"REACTORHUB_AUTH_SECRET": "from-the-environment-0123456789abcdef"})
     assert result.returncode == 0, result.stderr
     claims = jwt.decode(result.stdout.decode().strip(), "from-the-environment-0123456789abcdef", algorithms=["HS256"])
@@ -82,7 +82,7 @@ def test_a_minted_token_opens_a_connection_with_its_rights(daemon_factory, tmp_p
 
 def test_the_token_command_refuses_what_it_cannot_mint(tmp_path):
     no_auth = write_config(tmp_path, {})
-    result = reactorhub("token", "--sub", "alice", "--config", no_auth)
+    result = reactorhub("token", "--sub", "alice", "--read", "doc/*", "--config", no_auth)
     assert result.returncode == 2 and result.stdout == b""
     assert result.stderr.decode().splitlines() == [
         "reactorhub: token: needs auth.hs256Secret in the configuration (or REACTORHUB_AUTH_SECRET)"]
@@ -92,3 +92,26 @@ def test_the_token_command_refuses_what_it_cannot_mint(tmp_path):
         result = reactorhub("token", *args, "--config", config)
         stderr = result.stderr.decode().splitlines()
         assert result.returncode == 2 and result.stdout == b"" and len(stderr) == 1 and named in stderr[0], stderr
+
+
+def test_token_help_prints_the_token_commands_help():
+    result = reactorhub("token", "--help")
+    assert result.returncode == 0 and result.stderr == b""
+    text = result.stdout.decode()
+    assert text.startswith("usage: reactorhub token --sub SUB [--read PATTERN]... [--act PATTERN]...\n")
+    assert "--no-rights" in text and "--ttl DURATION" in text
+    assert "--port" not in text and "--print-config" not in text
+
+
+def test_a_token_without_rights_is_refused_unless_no_rights_says_so(tmp_path):
+    config = write_config(tmp_path, auth_config())
+    refused = reactorhub("token", "--sub", "alice", "--ttl", "1h", "--config", config)
+    assert refused.returncode == 2 and refused.stdout == b""
+    assert refused.stderr.decode().splitlines() == [
+        "reactorhub: token: no --read or --act given, so the token would allow nothing; give --read PATTERN and/or "
+        "--act PATTERN (e.g. --read 'doc/*'), or --no-rights for a token that only names the user"]
+    minted = reactorhub("token", "--sub", "alice", "--no-rights", "--config", config)
+    assert minted.returncode == 0, minted.stderr
+    claims = jwt.decode(minted.stdout.decode().strip(), SECRET, algorithms=["HS256"])
+    assert claims["sub"] == "alice"
+    assert claims.get("rh", {"read": [], "act": []}) == {"read": [], "act": []}

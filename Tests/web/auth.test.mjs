@@ -303,7 +303,7 @@ test('close() stops the refresh timer and ignores a token that arrives later', a
   const other = makeClient({ token: () => tokenFor(600) });
   openWithHello(FakeWebSocket.last);
   assert.equal(timers.pendingDelays.length, 1);
-  other.client.close();
+  await other.client.close();
   assert.deepEqual(timers.pendingDelays, []);
 });
 

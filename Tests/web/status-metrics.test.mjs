@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { parseMetrics, readings, Rates, Series, total } from '../../web/status/metrics-text.js';
+import { parseMetrics, readings, roundTop, Rates, Series, total } from '../../web/status/metrics-text.js';
 
 const EXPOSITION = `# HELP reactorhub_connections Open WebSocket connections.
 # TYPE reactorhub_connections gauge
@@ -64,4 +64,9 @@ test('a series keeps the last window and knows its latest and highest values', (
   assert.deepEqual(series.points.map((p) => p.value), [9, 2, 4]);
   assert.equal(series.latest, 4);
   assert.equal(series.max, 9);
+});
+
+test('the y axis of a plot tops at the next 1, 2 or 4 times a power of ten, 2 at least', () => {
+  assert.deepEqual([0, 0.4, 1, 1.1, 2, 2.5, 7, 10, 11, 180, 1000, 1001, 4.2e6].map(roundTop),
+    [2, 2, 2, 2, 2, 4, 10, 10, 20, 200, 1000, 2000, 1e7]);
 });

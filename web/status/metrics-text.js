@@ -88,3 +88,11 @@ export class Series {
 
   get max() { return this.points.reduce((m, p) => Math.max(m, p.value), 0); }
 }
+
+/** The smallest 1, 2 or 4 times a power of ten at or above `value` (2 at least): a round top
+ *  for a plot's y axis, whose ticks (top, half, 0) then all read as round numbers. */
+export function roundTop(value) {
+  if (!(value > 2)) return 2;
+  const power = 10 ** Math.floor(Math.log10(value));
+  return [1, 2, 4, 10].map((step) => step * power).find((top) => top >= value);
+}

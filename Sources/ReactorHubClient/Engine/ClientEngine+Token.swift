@@ -30,6 +30,12 @@ extension ClientEngine {
         }
     }
 
+    /// Whether a token the server refused or expired can be replaced (a provider only).
+    var canRefreshToken: Bool {
+        if case .provider? = tokenSource { return true }
+        return false
+    }
+
     private func expiresSoon(_ token: String) -> Bool {
         guard let expiry = TokenExpiry.expiry(of: token) else { return false }
         return expiry - Date().timeIntervalSince1970 < options.tokenRefreshLead.seconds

@@ -10,7 +10,9 @@ import ReactorHubLogging
 ///
 /// `run()` is the connection loop: connect (with the current token), read `hello`,
 /// re-join every reactor (with `since` when it has a state), read until the connection
-/// drops, wait for the backoff delay, and again, until `close()`.
+/// drops, wait for the backoff delay, and again, until `close()`. With several URLs, each
+/// attempt that fails and each connection that drops moves on to the next one (the first
+/// connection tries each of them once before it gives up).
 actor ClientEngine {
     enum Request {
         case join(address: String)
@@ -19,7 +21,10 @@ actor ClientEngine {
         case auth
     }
 
-    let url: String
+    /// The URLs to connect to, in the order they are tried.
+    let urls: [String]
+    /// The index in `urls` of the current (or next) attempt.
+    var urlIndex = 0
     let options: HubClientOptions
     let logger: Logger
     let socket: any ClientSocket
@@ -41,6 +46,8 @@ actor ClientEngine {
     var helloTimer: Task<Void, Never>?
     var firstOutcome: CheckedContinuation<Result<Void, HubClientError>, Never>?
     var lastFailure: HubClientError?
+    /// The first connection's failures, one per URL tried.
+    var firstFailures: [HubClientError] = []
 
     // The token.
     var token: String?
@@ -55,14 +62,17 @@ actor ClientEngine {
     var actionWaiters: [String: CheckedContinuation<Result<ActionAck, HubClientError>, Never>] = [:]
     var nextRef = 0
 
-    init(url: String, token: TokenSource?, options: HubClientOptions, socket: any ClientSocket, ownsSocket: Bool, logger: Logger) {
-        self.url = url
+    init(urls: [String], token: TokenSource?, options: HubClientOptions, socket: any ClientSocket, ownsSocket: Bool, logger: Logger) {
+        self.urls = urls
         self.tokenSource = token
         self.options = options
         self.socket = socket
         self.ownsSocket = ownsSocket
         self.logger = logger
     }
+
+    /// The URL of the current (or next) attempt.
+    var url: String { urls[urlIndex] }
 
     func makeRef() -> Int {
         nextRef += 1
@@ -93,9 +103,29 @@ actor ClientEngine {
         while !isClosed {
             let reason = await connectAndServe()
             if isClosed { break }
-            guard everOpened, options.reconnect else {
+            let failed = url
+            urlIndex = (urlIndex + 1) % urls.count
+            if !everOpened {
                 let failure = lastFailure ?? HubClientError(.cannotConnect, reason)
-                await shutDown(failure: everOpened ? HubClientError(.closed, "the connection closed and reconnecting is off: \(reason)") : failure)
+                firstFailures.append(failure)
+                // A refused token is refused by every node (they share the key): no other URL.
+                if firstFailures.count < urls.count, failure.code != .unauthenticated {
+                    logger.debug("moving on to the next URL", metadata: ["failed": failed, "next": url, "reason": failure.message])
+                    continue
+                }
+                await shutDown(failure: Self.firstConnectionFailure(firstFailures))
+                return
+            }
+            guard options.reconnect else {
+                await shutDown(failure: HubClientError(.closed, "the connection closed and reconnecting is off: \(reason)"))
+                return
+            }
+            if tokenIsStale, !canRefreshToken {
+                // Revoked, expired or missing: the same token would be refused again, forever.
+                await shutDown(failure: HubClientError(
+                    .unauthenticated,
+                    "the server ended the session (\(reason)) and this client has no way to get a new token: connect again with a fresh one"
+                ))
                 return
             }
             let delay = options.backoff.delay(attempt: attempt, random: options.random())
@@ -104,6 +134,15 @@ actor ClientEngine {
             logger.debug("reconnecting", metadata: ["attempt": String(attempt), "delay": "\(delay)", "reason": reason])
             try? await Task.sleep(for: delay)
         }
+    }
+
+    /// Why the first connection failed: the one failure, or each URL's.
+    private static func firstConnectionFailure(_ failures: [HubClientError]) -> HubClientError {
+        guard failures.count > 1, let last = failures.last else {
+            return failures.first ?? HubClientError(.cannotConnect, "could not connect")
+        }
+        let code: HubClientError.Code = failures.allSatisfy { $0.code == .invalidURL } ? .invalidURL : last.code
+        return HubClientError(code, "no URL worked: " + failures.map(\.message).joined(separator: "; "))
     }
 
     func finishFirst(_ result: Result<Void, HubClientError>) {
@@ -205,18 +244,25 @@ actor ClientEngine {
         return description
     }
 
-    /// Closes for good: the connection, every stream, every wait.
+    /// Closes for good: the connection (with 1000, waiting up to `closeHandshakeTimeout` for
+    /// the server's close frame, so that the server sees a normal close and not 1006), every
+    /// stream, every wait.
     func close() async {
         guard !isClosed else {
             await runTask?.value
             return
         }
         isClosed = true
-        connection?.close(code: 1000, reason: "client closed")
+        if let connection {
+            await connection.close(code: 1000, reason: "client closed", waitingUpTo: Self.closeHandshakeTimeout)
+        }
         runTask?.cancel()
         await shutDown(failure: HubClientError(.closed, "the client was closed"))
         await runTask?.value
     }
+
+    /// How long `close()` waits for the server's answer to its close frame.
+    static let closeHandshakeTimeout: Duration = .seconds(1)
 
     /// Ends everything: the socket first (when the client owns it), then every wait. In
     /// that order a caller that hears of the end can leave the process at once: the

@@ -19,6 +19,19 @@ public protocol ClientSocketConnection: AnyObject, Sendable {
     func send(_ message: [UInt8])
     /// Closes the connection with `code`; `events` reports `closed` at once and finishes.
     func close(code: UInt16, reason: String)
+    /// Closes the connection with `code` as `close(code:reason:)` does, then returns once
+    /// the closing handshake is over (the server answered with its close frame, or the
+    /// connection is gone) or `timeout` passed, so that the socket is not released while
+    /// the close frame is still on its way.
+    func close(code: UInt16, reason: String, waitingUpTo timeout: Duration) async
+}
+
+extension ClientSocketConnection {
+    /// Closes at once without waiting: for connections that have no closing handshake to
+    /// wait for (in memory).
+    public func close(code: UInt16, reason: String, waitingUpTo timeout: Duration) async {
+        close(code: code, reason: reason)
+    }
 }
 
 /// An event of a connection.

@@ -95,6 +95,9 @@ final class LibWebSocketsConnection: ClientSocketConnection, WebSocketClientDele
     private let continuation: AsyncStream<ClientSocketEvent>.Continuation
     private let client: WebSocketClient
     private let contents = Locked(Contents())
+    /// Opens when lws reports the connection gone (after the closing handshake, a failure,
+    /// or the client's shutdown).
+    private let gone = Latch()
 
     init(client: WebSocketClient) {
         self.client = client
@@ -154,6 +157,12 @@ final class LibWebSocketsConnection: ClientSocketConnection, WebSocketClientDele
         end(code: code, reason: reason)
     }
 
+    func close(code: UInt16, reason: String, waitingUpTo timeout: Duration) async {
+        close(code: code, reason: reason)
+        guard contents.withLock({ $0.id != nil }) else { return }
+        _ = await gone.wait(timeout: timeout)
+    }
+
     private func end(code: UInt16, reason: String) {
         let first = contents.withLock { contents -> Bool in
             defer { contents.isFinished = true }
@@ -176,11 +185,13 @@ final class LibWebSocketsConnection: ClientSocketConnection, WebSocketClientDele
 
     func webSocketClosed(_ id: ClientConnectionID, code: CloseCode, reason: String) {
         end(code: code.rawValue, reason: reason)
+        gone.open()
     }
 
     func webSocketFailed(_ id: ClientConnectionID, error: WebSocketClientError) {
         resolveOpening(.failure(error))
         end(code: CloseCode.abnormal.rawValue, reason: error.message)
+        gone.open()
     }
 }
 #endif

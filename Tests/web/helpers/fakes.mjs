@@ -22,6 +22,7 @@ export class FakeWebSocket {
 
   static reset() {
     FakeWebSocket.instances = [];
+    FakeWebSocket.answersClose = true;
   }
 
   static get last() {
@@ -33,9 +34,20 @@ export class FakeWebSocket {
     this.sent.push(JSON.parse(data));
   }
 
+  /** Whether a close by the client is answered by the server (its close event follows in a
+   *  microtask, as the closing handshake ends); false plays a server that never answers. */
+  static answersClose = true;
+
   close(code = 1000, reason = '') {
     this.closedByClient = { code, reason };
-    this.readyState = FakeWebSocket.CLOSED;
+    const wasOpen = this.readyState === FakeWebSocket.OPEN;
+    this.readyState = wasOpen ? FakeWebSocket.CLOSING : FakeWebSocket.CLOSED;
+    if (wasOpen && FakeWebSocket.answersClose) {
+      queueMicrotask(() => {
+        this.readyState = FakeWebSocket.CLOSED;
+        this.onclose?.({ code, reason, wasClean: true });
+      });
+    }
   }
 
   // -- driven by the test --
