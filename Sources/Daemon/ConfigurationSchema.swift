@@ -1,3 +1,5 @@
+import JSON
+
 /// Every configuration key of CONFIG.md, declared once, in the order `--print-config`,
 /// `--help` and the README's table list them. A declaration names the key, binds it to
 /// its member of `Configuration` (whose initializer holds the default), says what it
@@ -62,6 +64,12 @@ enum ConfigurationSchema {
              "UTF-8 bytes a todo title may take"),
         .key("reactors.doc.maxBytes", \.reactors.doc.maxBytes, .integer(2...268_435_456),
              "bytes of compact JSON a doc may take"),
+        .key("reactors.doc.maxDepth", \.reactors.doc.maxDepth, .integer(1...JSONValue.maximumStateDepth),
+             "arrays and objects on a doc's deepest path, the root being 1; a deeper edit gets `invalid_action`"),
+        .key("reactors.doc.maxElements", \.reactors.doc.maxElements, .integer(1...1_000_000),
+             "elements one array, or members one object, of a doc may hold; an edit copies at most this many"),
+        .key("reactors.doc.maxOperations", \.reactors.doc.maxOperations, .integer(1...100_000),
+             "operations one doc `patch` action may carry"),
     ]
 
     static let persistence: [Key] = [

@@ -87,16 +87,19 @@ extension ReactorInstance {
                 logger.error("pulse value could not be encoded; pulse not sent", metadata: ["pulse": pulse.name, "error": "\(error)"])
             }
         }
-        publishChange(from: published.state, to: encoded.state, pulses: pulses)
+        publishChange(from: published.state, to: encoded.state, pulses: pulses, patch: encoded.patch)
     }
 
     /// Records one change of the current burst: its own patch frame (kept in the history
-    /// and the store) and its pulses. The burst leaves in `flushBurst`.
-    func publishChange(from old: JSONValue, to new: JSONValue, pulses: [(name: String, value: JSONValue)] = []) {
+    /// and the store) and its pulses. The burst leaves in `flushBurst`. `patch`: the
+    /// operations that made `new`, used instead of a diff when they apply to `old` itself.
+    func publishChange(
+        from old: JSONValue, to new: JSONValue, pulses: [(name: String, value: JSONValue)] = [], patch: JSONPatch.Step? = nil
+    ) {
         guard !retired.load(ordering: .relaxed) else { return }
         // Compared as text: a change from 1 to 1.0 is a change, so that a snapshot and
         // the copies subscribers patched are always written the same (docs/protocol.md).
-        let operations = JSONPatch.diff(from: old, to: new, equality: .text)
+        let operations = patch?.operations(from: old) ?? JSONPatch.diff(from: old, to: new, equality: .text)
         guard !operations.isEmpty || !pulses.isEmpty else { return }
         if !operations.isEmpty {
             published.version += 1
