@@ -103,8 +103,10 @@ enum ConfigurationSchema {
             .key("token", \.token, .optional(.text()), "the bearer the admin endpoints require; null: they answer 404",
                  secret: true),
         ]),
-        .optional("security", \.security, "checks at the WebSocket upgrade", [
+        .optional("security", \.security, "checks of requests and WebSocket upgrades", [
             .key("allowedOrigins", \.allowedOrigins, .texts, #"browser origins accepted besides the same origin ("*": any)"#),
+            .key("allowedHosts", \.allowedHosts, .texts,
+                 #"`Host` names answered, port aside; empty: `host` (unless a wildcard), localhost, 127.0.0.1, [::1]; "*": any; others get 421"#),
         ]),
         .optional("tls", \.tls, "HTTPS and WSS only, with both files", [
             .key("certFile", \.certFile, .optional(.path(.file)), "the PEM certificate chain"),

@@ -250,6 +250,7 @@ extension Configuration {
         transport.pingTimeoutSeconds = keepalive.timeoutSeconds
         transport.shutdownGrace = .milliseconds(shutdownGraceMs)
         transport.allowedOrigins = security?.allowedOrigins ?? []
+        transport.allowedHosts = security?.allowedHosts ?? []
         transport.echoPath = diagnostics.echoPath
         return transport
     }

@@ -9,6 +9,10 @@ extension ServerCore {
     /// after writing a refusal (lws then completes the HTTP transaction).
     func confirmUpgrade(_ wsi: OpaquePointer, upgrade: String?) -> Int32 {
         guard upgrade?.lowercased() == "websocket" else { return 0 }
+        if let refusal = hostRefusal(wsi) {
+            respond(wsi, refusal)
+            return 1
+        }
         if let refusal = handshakeRefusal(wsi) {
             respond(wsi, HTTPResponse(status: Int(refusal.status), body: Array(refusal.body.utf8)), headers: refusal.headers)
             return 1
@@ -57,8 +61,19 @@ extension ServerCore {
         return 1
     }
 
+    /// The 421 for a request whose `Host` is not allowed (DNS rebinding), or nil.
+    func hostRefusal(_ wsi: OpaquePointer) -> HTTPResponse? {
+        let host = header(wsi, rh_lws_token_host())
+        guard !hosts.allows(host: host) else { return nil }
+        noteRefusal("Host not in security.allowedHosts")
+        return .text(421, "host '\(host ?? "")' is not served here (security.allowedHosts)")
+    }
+
     /// Answers a plain HTTP request. Returns what lws expects from the callback.
     func http(_ wsi: OpaquePointer, path rawPath: String) -> Int32 {
+        if let refusal = hostRefusal(wsi) {
+            return respondAndComplete(wsi, refusal, omitBody: requestMethod(wsi) == "HEAD")
+        }
         let path = rawPath.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? "/"
         let method = requestMethod(wsi)
         if handler.handlesHTTP(path: path) {

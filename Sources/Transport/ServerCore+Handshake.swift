@@ -49,6 +49,7 @@ extension ServerCore {
 
     private static func reasonPhrase(_ status: UInt32) -> String {
         switch status {
+        case 421: "Misdirected Request"
         case 426: "Upgrade Required"
         case 431: "Request Header Fields Too Large"
         default: "Status \(status)"

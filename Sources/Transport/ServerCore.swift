@@ -30,6 +30,8 @@ final class ServerCore: @unchecked Sendable {
     let allClosed = Latch()
     /// Upgrades refused for their Origin (metrics).
     let originsRejected = Atomic<Int>(0)
+    /// The `Host` names answered (`security.allowedHosts`).
+    let hosts: HostPolicy
 
     // Service thread.
     var connections: [ConnectionID: Connection] = [:]
@@ -67,6 +69,7 @@ final class ServerCore: @unchecked Sendable {
         self.handler = handler
         self.logger = logger
         self.resolver = configuration.webRoot.flatMap { StaticFileResolver(webRoot: $0) }
+        self.hosts = HostPolicy(allowed: configuration.allowedHosts, listeningOn: configuration.host)
         self.sockets = SocketGuard(
             perAddress: configuration.maxConnectionsPerAddress,
             descriptorLimit: ResourceLimits.openFileLimit,

@@ -43,6 +43,9 @@ public struct TransportConfiguration: Sendable, Equatable {
     /// Origins (`scheme://host[:port]`) whose pages may open WebSockets, besides the
     /// server's own origin; `"*"` allows any (`security.allowedOrigins`).
     public var allowedOrigins: [String] = []
+    /// `Host` names answered; empty: `host` (unless a wildcard), `localhost`, `127.0.0.1`
+    /// and `[::1]`; `"*"`: any (`security.allowedHosts`). Others get 421.
+    public var allowedHosts: [String] = []
     /// The PEM certificate and key; with them the port serves HTTPS and WSS only.
     public var tls: TLSFiles?
     /// Open sockets one peer address may hold (`limits.maxConnectionsPerAddress`).
