@@ -9,6 +9,10 @@ extension ServerCore {
     /// after writing a refusal (lws then completes the HTTP transaction).
     func confirmUpgrade(_ wsi: OpaquePointer, upgrade: String?) -> Int32 {
         guard upgrade?.lowercased() == "websocket" else { return 0 }
+        if let refusal = framingRefusal(wsi) {
+            respond(wsi, refusal)
+            return -1
+        }
         if let refusal = hostRefusal(wsi) {
             respond(wsi, refusal)
             return 1
@@ -69,8 +73,27 @@ extension ServerCore {
         return .text(421, "host '\(host ?? "")' is not served here (security.allowedHosts)")
     }
 
+    /// The 400 or 501 for a request whose body framing the server does not accept
+    /// (`BodyFraming`), from the headers as libwebsockets parsed them: the receive tap
+    /// answers these itself on plain connections; this is the check under TLS, where the
+    /// tap sees only ciphertext. The connection is closed after it.
+    func framingRefusal(_ wsi: OpaquePointer) -> HTTPResponse? {
+        let framing = BodyFraming(
+            contentLengths: header(wsi, rh_lws_token_content_length()).map { [$0] } ?? [],
+            transferEncoding: rh_lws_hdr_total_length(wsi, rh_lws_token_transfer_encoding()) > 0,
+            folded: false
+        )
+        guard case .refused(let status, let reason) = framing else { return nil }
+        logger.info("refusing request: body framing", metadata: ["status": String(status), "reason": reason])
+        return .text(status, reason)
+    }
+
     /// Answers a plain HTTP request. Returns what lws expects from the callback.
     func http(_ wsi: OpaquePointer, path rawPath: String) -> Int32 {
+        if let refusal = framingRefusal(wsi) {
+            respond(wsi, refusal, headers: [HTTPHeader(name: "connection:", value: "close")])
+            return -1
+        }
         if let refusal = hostRefusal(wsi) {
             return respondAndComplete(wsi, refusal, omitBody: requestMethod(wsi) == "HEAD")
         }
