@@ -44,6 +44,10 @@ public struct Configuration: Sendable, Equatable {
         public var maxConnectionsPerAddress = 256
         /// `limits.upgradesPerSecond`: new WebSocket upgrades accepted per second.
         public var upgradesPerSecond = 1000
+        /// `limits.tlsHandshakesPerSecond`: TLS handshakes one peer address may start per second.
+        public var tlsHandshakesPerSecond = 50
+        /// `limits.tlsHandshakeBurst`: TLS handshakes one peer address may start at once.
+        public var tlsHandshakeBurst = 100
 
         /// The defaults.
         public init() {}

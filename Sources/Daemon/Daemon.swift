@@ -246,6 +246,8 @@ extension Configuration {
         transport.maxConnections = limits.maxConnections
         transport.maxConnectionsPerAddress = limits.maxConnectionsPerAddress
         transport.upgradesPerSecond = limits.upgradesPerSecond
+        transport.tlsHandshakesPerSecond = limits.tlsHandshakesPerSecond
+        transport.tlsHandshakeBurst = limits.tlsHandshakeBurst
         transport.pingIntervalSeconds = keepalive.pingSeconds
         transport.pingTimeoutSeconds = keepalive.timeoutSeconds
         transport.shutdownGrace = .milliseconds(shutdownGraceMs)

@@ -17,6 +17,10 @@ extension ServerCore {
             respond(wsi, refusal)
             return 1
         }
+        if sockets.isHealthCheckOnly(Self.key(of: wsi)), let refusal = healthCheckRefusal(wsi, path: requestPath(wsi)) {
+            respond(wsi, refusal, headers: [HTTPHeader(name: "connection:", value: "close")])
+            return -1
+        }
         if let refusal = handshakeRefusal(wsi) {
             respond(wsi, HTTPResponse(status: Int(refusal.status), body: Array(refusal.body.utf8)), headers: refusal.headers)
             return 1
@@ -99,6 +103,12 @@ extension ServerCore {
         }
         let path = rawPath.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? "/"
         let method = requestMethod(wsi)
+        if sockets.isHealthCheckOnly(Self.key(of: wsi)) {
+            // Lent by the descriptor reserve: one health check, then the socket goes back.
+            let response = healthCheckRefusal(wsi, path: path) ?? health
+            respond(wsi, response, headers: [HTTPHeader(name: "connection:", value: "close")], omitBody: method == "HEAD")
+            return -1
+        }
         if handler.handlesHTTP(path: path) {
             return beginExchange(wsi, method: method ?? "GET", path: path)
         }
@@ -107,10 +117,7 @@ extension ServerCore {
             return respondAndComplete(wsi, .text(405, "only GET and HEAD are served"))
         }
         if path == "/healthz" {
-            if refusingConnections.load(ordering: .relaxed) {
-                return respondAndComplete(wsi, .text(503, "shutting down"), omitBody: isHead)
-            }
-            return respondAndComplete(wsi, .text(200, "ok"), omitBody: isHead)
+            return respondAndComplete(wsi, health, omitBody: isHead)
         }
         if path == configuration.webSocketPath || isEchoPath(path) {
             return respondAndComplete(
@@ -127,6 +134,11 @@ extension ServerCore {
         if result < 0 { return -1 }
         if result > 0 { return lws_http_transaction_completed(wsi) != 0 ? -1 : 0 }
         return 0
+    }
+
+    /// The answer of `/healthz`: 200 `ok`, or 503 once the server refuses connections.
+    var health: HTTPResponse {
+        refusingConnections.load(ordering: .relaxed) ? .text(503, "shutting down") : .text(200, "ok")
     }
 
     /// Writes a complete response and ends the transaction.

@@ -46,11 +46,15 @@ final class ServerCore: @unchecked Sendable {
     var sockets: SocketGuard
     /// The cap on new upgrades per second.
     var upgrades: RateGate
+    /// The cap on TLS handshakes per second per peer address (with `tls`).
+    var handshakes: AddressRateGates
     /// Sockets refused since the last log line, by reason, and when that line was written.
     var refusedSockets: [String: Int] = [:]
     var lastRefusalLog = ContinuousClock.now - .seconds(10)
-    /// The address of the socket accepted last, until its wsi exists.
+    /// The address of the socket accepted last, until its wsi exists, and whether the
+    /// reserve lent it for a health check.
     var pendingAddress: String?
+    var pendingHealthCheck = false
     /// The sockets the receive tap checks, by descriptor.
     var tappedSockets: [Int32: TappedSocket] = [:]
     /// Bodies of HTTP responses that are written in one go are not kept; this holds the
@@ -76,6 +80,7 @@ final class ServerCore: @unchecked Sendable {
             reserve: configuration.descriptorReserve
         )
         self.upgrades = RateGate(perSecond: configuration.upgradesPerSecond)
+        self.handshakes = AddressRateGates(perSecond: configuration.tlsHandshakesPerSecond, burst: configuration.tlsHandshakeBurst)
         self.keepalive = Keepalive(pingSeconds: configuration.pingIntervalSeconds, timeoutSeconds: configuration.pingTimeoutSeconds)
         protocols = .allocate(capacity: 2)
         protocols.initialize(repeating: lws_protocols(), count: 2)
