@@ -42,9 +42,11 @@ extension Hub {
         guard let policy = configuration.auth else {
             return .text(409, "this server has no auth section: there are no tokens to revoke")
         }
-        guard case .object(let object)? = try? JSONParser().parse(body), case .string(let subject)? = object["sub"], !subject.isEmpty else {
+        guard case .object(let object)? = try? JSONParser().parse(body), case .string(let sub)? = object["sub"], !sub.isEmpty else {
             return .text(400, #"expected a JSON body {"sub":"USER"}"#)
         }
+        // As the verified tokens hold it (NFC), so that the connections compare byte for byte.
+        let subject = TokenSubject.normalized(sub)
         policy.revocations.revoke(subject: subject, at: Date())
         let closed = closeConnections(of: subject)
         logger.info("revoked", metadata: ["user": subject, "closed": String(closed)])
