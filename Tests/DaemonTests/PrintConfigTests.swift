@@ -15,7 +15,7 @@ struct PrintConfigTests {
         #expect(printed["limits"]?.objectValue?.keys == [
             "maxMessageBytes", "maxConnections", "maxJoinsPerConnection", "actionsPerSecond", "actionBurst", "outboundQueueBytes",
             "outboundBudgetBytes", "maxInstances", "maxPendingActions", "maxPendingActionsTotal", "maxConnectionsPerAddress",
-            "upgradesPerSecond",
+            "upgradesPerSecond", "tlsHandshakesPerSecond", "tlsHandshakeBurst",
         ])
         #expect(printed["reactors"]?.objectValue?.keys == ["counter", "weather", "todo", "doc"])
         #expect(printed["persistence"] == [
