@@ -187,7 +187,7 @@ final class ServerCore: @unchecked Sendable {
         guard let created = lws_create_context(&info) else {
             throw TransportError(
                 .cannotListen,
-                "could not listen on \(configuration.host):\(configuration.port) (address in use or not available)"
+                "cannot listen on \(configuration.host):\(configuration.port): the address is in use (another process listens on it) or not available"
             )
         }
         context = created
