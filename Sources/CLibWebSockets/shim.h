@@ -31,6 +31,8 @@ static inline int rh_lws_token_head_uri(void) { return WSI_TOKEN_HEAD_URI; }
 static inline int rh_lws_token_origin(void) { return WSI_TOKEN_ORIGIN; }
 static inline int rh_lws_token_protocol(void) { return WSI_TOKEN_PROTOCOL; }
 static inline int rh_lws_token_host(void) { return WSI_TOKEN_HOST; }
+static inline int rh_lws_token_content_length(void) { return WSI_TOKEN_HTTP_CONTENT_LENGTH; }
+static inline int rh_lws_token_transfer_encoding(void) { return WSI_TOKEN_HTTP_TRANSFER_ENCODING; }
 static inline int rh_lws_token_authorization(void) { return WSI_TOKEN_HTTP_AUTHORIZATION; }
 static inline int rh_lws_token_post_uri(void) { return WSI_TOKEN_POST_URI; }
 static inline int rh_lws_token_put_uri(void) { return WSI_TOKEN_PUT_URI; }

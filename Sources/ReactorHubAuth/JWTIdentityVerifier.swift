@@ -32,8 +32,10 @@ public struct JWTIdentityVerifier: IdentityVerifier {
         revocations.isRevoked(subject: identity.subject, issuedAt: identity.issuedAt)
     }
 
-    public func revoke(subject: String, at time: Date) {
-        revocations.revoke(subject: subject, at: time)
+    public func revoke(subject: String, at time: Date) -> String {
+        let canonical = TokenSubject.normalized(subject)
+        revocations.revoke(subject: canonical, at: time)
+        return canonical
     }
 }
 

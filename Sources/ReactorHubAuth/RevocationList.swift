@@ -5,8 +5,8 @@ import ReactorHubLocking
 ///
 /// A token of a revoked subject is refused (`revoked`) when it was issued before the
 /// revocation or does not say when it was issued (no `iat`): only tokens minted after the
-/// revocation get the user back in. Subjects are compared as `String`s, so canonically
-/// equivalent spellings of one are revoked together, which errs towards refusing.
+/// revocation get the user back in. Subjects are kept in NFC (`TokenSubject`), so
+/// canonically equivalent spellings of one are one subject.
 /// Thread-safe; one entry per revoked subject, kept for the life of the process.
 public final class RevocationList: Sendable {
     private let revokedAt = Locked<[String: Date]>([:])
@@ -17,6 +17,7 @@ public final class RevocationList: Sendable {
     /// Records that every token of `subject` issued before `time` is revoked; revoking
     /// again moves the time forward, never back.
     public func revoke(subject: String, at time: Date) {
+        let subject = TokenSubject.normalized(subject)
         revokedAt.withLock { revokedAt in
             if let earlier = revokedAt[subject], earlier >= time { return }
             revokedAt[subject] = time
@@ -25,7 +26,8 @@ public final class RevocationList: Sendable {
 
     /// When `subject` was last revoked, or nil.
     public func revocationTime(of subject: String) -> Date? {
-        revokedAt.withLock { $0[subject] }
+        let subject = TokenSubject.normalized(subject)
+        return revokedAt.withLock { $0[subject] }
     }
 
     /// Whether a token of `subject` issued at `issuedAt` (nil: its `iat` is absent) is revoked.

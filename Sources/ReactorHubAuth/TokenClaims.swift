@@ -30,10 +30,10 @@ struct TokenClaims {
         rights = try Rights(claim: claims["rh"], subject: subject)
     }
 
-    /// Checks the subject's length in Unicode scalars, not `Character`s: a grapheme can
-    /// hold any number of combining scalars, so counting characters would let a
-    /// 1-character `sub` be kilobytes long. The byte cap is then implied (a scalar is at
-    /// most 4 bytes) but stated, as the limit that matters to storage.
+    /// The subject in NFC (`TokenSubject`), its length checked (as written) in Unicode
+    /// scalars, not `Character`s: a grapheme can hold any number of combining scalars, so counting
+    /// characters would let a 1-character `sub` be kilobytes long. The byte cap is then
+    /// implied (a scalar is at most 4 bytes) but stated, as the limit that matters to storage.
     static func subject(_ value: JSONValue?) throws(TokenRefusal) -> String {
         guard let value else {
             throw TokenRefusal(.malformed, "the token has no sub claim (the user), which is required")
@@ -48,7 +48,8 @@ struct TokenClaims {
                 "the claim sub has \(scalars) characters (Unicode scalars), expected 1 to \(maximumSubjectScalars)"
             )
         }
-        return subject
+        // Measured as written; NFC is at most three times as many scalars.
+        return TokenSubject.normalized(subject)
     }
 
     /// A NumericDate (RFC 7519 §2): an integer or a fraction of seconds since 1970.

@@ -26,9 +26,9 @@ public struct VerifiedToken: Sendable, Hashable {
 
     /// Whether `other` names the same user, byte for byte.
     ///
-    /// Use this, not `==` on the subjects, to keep a connection to one identity on refresh:
-    /// `String` equality holds for canonically equivalent spellings (the Kelvin sign `\u{212A}`
-    /// equals `K`), which are different subjects to `{sub}` patterns.
+    /// A verified token's subject is in NFC (`TokenSubject`), so canonically equivalent
+    /// spellings (the Kelvin sign `\u{212A}` and `K`, a composed and a decomposed `é`) are
+    /// one user already; comparing bytes keeps that explicit for tokens built otherwise.
     public func hasSameSubject(as other: VerifiedToken) -> Bool {
         subject.utf8.elementsEqual(other.subject.utf8)
     }

@@ -41,6 +41,12 @@ extension Configuration {
         public struct Doc: Sendable, Equatable {
             /// `reactors.doc.maxBytes`.
             public var maxBytes = 1_048_576
+            /// `reactors.doc.maxDepth`: arrays and objects on the deepest path, the root being 1.
+            public var maxDepth = 64
+            /// `reactors.doc.maxElements`: elements one array, or members one object, may hold.
+            public var maxElements = 10_000
+            /// `reactors.doc.maxOperations`: operations one `patch` action may carry.
+            public var maxOperations = 256
 
             /// The defaults.
             public init() {}

@@ -54,6 +54,8 @@ extension Configuration {
     public struct Security: Sendable, Equatable, OptionalSection {
         /// `security.allowedOrigins`.
         public var allowedOrigins: [String] = []
+        /// `security.allowedHosts`.
+        public var allowedHosts: [String] = []
 
         /// The defaults of a present `security` section.
         public init() {}

@@ -54,6 +54,10 @@ public struct Configuration: Sendable, Equatable {
         public var joinsPerSecond = 20
         /// `limits.joinBurst`: the size of each connection's join bucket.
         public var joinBurst = 40
+        /// `limits.tlsHandshakesPerSecond`: TLS handshakes one peer address may start per second.
+        public var tlsHandshakesPerSecond = 50
+        /// `limits.tlsHandshakeBurst`: TLS handshakes one peer address may start at once.
+        public var tlsHandshakeBurst = 100
 
         /// The defaults.
         public init() {}

@@ -1,3 +1,5 @@
+import ReactorHubJSON
+
 /// Every configuration key of CONFIG.md, declared once, in the order `--print-config`,
 /// `--help` and the README's table list them. A declaration names the key, binds it to
 /// its member of `Configuration` (whose initializer holds the default), says what it
@@ -48,6 +50,10 @@ enum ConfigurationSchema {
         .key("limits.joinsPerSecond", \.limits.joinsPerSecond, .integer(1...10_000_000),
              "the rate of each connection's join bucket; `rate_limited` beyond"),
         .key("limits.joinBurst", \.limits.joinBurst, .integer(1...10_000_000), "the size of each connection's join bucket"),
+        .key("limits.tlsHandshakesPerSecond", \.limits.tlsHandshakesPerSecond, .integer(1...1_000_000),
+             "with `tls`, TLS handshakes one peer address may start per second; its sockets beyond are closed at accept"),
+        .key("limits.tlsHandshakeBurst", \.limits.tlsHandshakeBurst, .integer(1...1_000_000),
+             "TLS handshakes one peer address may start at once"),
         .key("shutdownGraceMs", \.shutdownGraceMs, .integer(0...600_000),
              "how long running effects may finish at shutdown"),
         .key("history.patches", \.history.patches, .integer(0...1_000_000), "patches kept per instance for resumes"),
@@ -69,6 +75,12 @@ enum ConfigurationSchema {
              "UTF-8 bytes a todo title may take"),
         .key("reactors.doc.maxBytes", \.reactors.doc.maxBytes, .integer(2...268_435_456),
              "bytes of compact JSON a doc may take"),
+        .key("reactors.doc.maxDepth", \.reactors.doc.maxDepth, .integer(1...JSONValue.maximumStateDepth),
+             "arrays and objects on a doc's deepest path, the root being 1; a deeper edit gets `invalid_action`"),
+        .key("reactors.doc.maxElements", \.reactors.doc.maxElements, .integer(1...1_000_000),
+             "elements one array, or members one object, of a doc may hold; an edit copies at most this many"),
+        .key("reactors.doc.maxOperations", \.reactors.doc.maxOperations, .integer(1...100_000),
+             "operations one doc `patch` action may carry"),
     ]
 
     static let persistence: [Key] = [
@@ -102,8 +114,10 @@ enum ConfigurationSchema {
             .key("token", \.token, .optional(.text()), "the bearer the admin endpoints require; null: they answer 404",
                  secret: true),
         ]),
-        .optional("security", \.security, "checks at the WebSocket upgrade", [
+        .optional("security", \.security, "checks of requests and WebSocket upgrades", [
             .key("allowedOrigins", \.allowedOrigins, .texts, #"browser origins accepted besides the same origin ("*": any)"#),
+            .key("allowedHosts", \.allowedHosts, .texts,
+                 #"`Host` names answered, port aside; empty: `host` (unless a wildcard), localhost, 127.0.0.1, [::1]; "*": any; others get 421"#),
         ]),
         .optional("tls", \.tls, "HTTPS and WSS only, with both files", [
             .key("certFile", \.certFile, .optional(.path(.file)), "the PEM certificate chain"),

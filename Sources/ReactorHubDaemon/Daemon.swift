@@ -21,7 +21,8 @@ public enum Daemon {
     public static let version = ReactorHubVersion.current
 
     /// Runs the daemon; returns the process exit status (0 after a clean shutdown, 2 for a
-    /// bad command line or configuration, 1 when the server cannot start).
+    /// bad command line or configuration, a database another daemon holds or a port it
+    /// cannot listen on, 1 when the server cannot start otherwise).
     public static func main(arguments: [String], environment: [String: String]) async -> Int32 {
         await main(arguments: arguments, environment: environment) { kinds in try kinds.includeShipped() }
     }
@@ -96,6 +97,7 @@ public enum Daemon {
         }
         var services: [any Service] = []
         let store: any StateStore
+        var sqlite: SQLiteStateStore?
         var cluster: ClusterNode?
         switch configuration.persistence.kind {
         case .memory:
@@ -108,6 +110,7 @@ public enum Daemon {
                 options.fullSync = configuration.persistence.durableAcks
                 let opened = try SQLiteStateStore.open(options, logger: logger)
                 store = opened
+                sqlite = opened
                 services.append(opened)
             } catch {
                 printError(error.message)
@@ -154,6 +157,17 @@ public enum Daemon {
         let port: Int
         do {
             port = try hub.start()
+        } catch {
+            // Nothing was written to the store: a start that fails leaves it as it was.
+            if error.code == .cannotListen {
+                printError("port: \(error.message)")
+                return 2
+            }
+            printError(error.message)
+            return 1
+        }
+        do {
+            try sqlite?.beginRun()
         } catch {
             printError(error.message)
             return 1
@@ -250,10 +264,13 @@ extension Configuration {
         transport.maxConnections = limits.maxConnections
         transport.maxConnectionsPerAddress = limits.maxConnectionsPerAddress
         transport.upgradesPerSecond = limits.upgradesPerSecond
+        transport.tlsHandshakesPerSecond = limits.tlsHandshakesPerSecond
+        transport.tlsHandshakeBurst = limits.tlsHandshakeBurst
         transport.pingIntervalSeconds = keepalive.pingSeconds
         transport.pingTimeoutSeconds = keepalive.timeoutSeconds
         transport.shutdownGrace = .milliseconds(shutdownGraceMs)
         transport.allowedOrigins = security?.allowedOrigins ?? []
+        transport.allowedHosts = security?.allowedHosts ?? []
         transport.echoPath = diagnostics.echoPath
         return transport
     }

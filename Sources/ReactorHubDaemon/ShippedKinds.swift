@@ -1,3 +1,4 @@
+import ReactorHubJSON
 import ReactorHubEngine
 import ReactorHubKinds
 
@@ -28,7 +29,10 @@ enum ShippedKinds {
         )
         registry.register("todo") { TodoReactor(limits: todoLimits) }
 
-        let docMaxBytes = settings.doc.maxBytes
-        registry.register("doc") { DocReactor(maxBytes: docMaxBytes) }
+        let docLimits = DocumentLimits(
+            maxBytes: settings.doc.maxBytes, maxDepth: settings.doc.maxDepth, maxElements: settings.doc.maxElements,
+            maxOperations: settings.doc.maxOperations
+        )
+        registry.register("doc") { DocReactor(limits: docLimits) }
     }
 }

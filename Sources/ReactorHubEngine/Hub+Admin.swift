@@ -40,10 +40,12 @@ extension Hub {
         guard let policy = configuration.auth else {
             return .text(409, "this server has no auth section: there are no tokens to revoke")
         }
-        guard case .object(let object)? = try? JSONParser().parse(body), case .string(let subject)? = object["sub"], !subject.isEmpty else {
+        guard case .object(let object)? = try? JSONParser().parse(body), case .string(let sub)? = object["sub"], !sub.isEmpty else {
             return .text(400, #"expected a JSON body {"sub":"USER"}"#)
         }
-        policy.verifier.revoke(subject: subject, at: Date())
+        // As the verified identities hold it (the verifier's canonical form), so that the
+        // connections compare byte for byte.
+        let subject = policy.verifier.revoke(subject: sub, at: Date())
         let closed = closeConnections(of: subject)
         logger.info("revoked", metadata: ["user": subject, "closed": String(closed)])
         var writer = JSONWriter()

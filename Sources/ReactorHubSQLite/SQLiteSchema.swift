@@ -1,4 +1,5 @@
-/// The database layout and the checks made before the store writes anything.
+/// The database layout, the checks made before the store writes anything, and the first
+/// writes of a run.
 ///
 /// ```
 /// instances(kind, id, epoch, version, state, updated_at, run)  one row per instance
@@ -10,10 +11,11 @@ enum SQLiteSchema {
     /// `PRAGMA application_id` of ReactorHub databases ("RHB1").
     static let applicationID = 0x5248_4231
 
-    /// Prepares the file and begins a run (see `StoreRuns`); returns the run's numbers.
-    static func prepare(_ connection: SQLiteConnection, fullSync: Bool) throws(PersistenceError) -> StoreRuns {
-        // Reading first: a file that is not a database (or is corrupt) fails here, before
-        // anything is written to it.
+    /// Checks, reading only, that the file is a ReactorHub database this version can write
+    /// (or a new, empty one). Nothing is written: a start that fails later (the port in
+    /// use) leaves the file as it was.
+    static func inspect(_ connection: SQLiteConnection) throws(PersistenceError) {
+        // A file that is not a database (or is corrupt) fails here.
         let existingID = Int(try connection.scalar("PRAGMA application_id") ?? "0") ?? 0
         let tables = try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'") ?? "0"
         if existingID != applicationID && tables != "0" {
@@ -24,15 +26,21 @@ enum SQLiteSchema {
         if try connection.scalar("PRAGMA quick_check") != "ok" {
             throw PersistenceError("\(connection.path): the database is corrupt (PRAGMA quick_check failed); restore a backup or move it away")
         }
+        let schemaVersion = Int(try connection.scalar("PRAGMA user_version") ?? "0") ?? 0
+        guard schemaVersion <= 2 else {
+            throw PersistenceError("\(connection.path): written by a newer ReactorHub (schema \(schemaVersion)); run that version or restore a backup")
+        }
+    }
+
+    /// Prepares the file for writing (WAL, the tables, a migration) and begins a run (see
+    /// `StoreRuns`); returns the run's numbers. Called once the daemon serves.
+    static func begin(_ connection: SQLiteConnection, fullSync: Bool) throws(PersistenceError) -> StoreRuns {
         let mode = try connection.scalar("PRAGMA journal_mode = WAL")
         guard mode == "wal" else {
             throw PersistenceError("\(connection.path): cannot switch to WAL mode (got \(mode ?? "nothing"))")
         }
         try connection.execute("PRAGMA synchronous = \(fullSync ? "FULL" : "NORMAL")")
         let schemaVersion = Int(try connection.scalar("PRAGMA user_version") ?? "0") ?? 0
-        guard schemaVersion <= 2 else {
-            throw PersistenceError("\(connection.path): written by a newer ReactorHub (schema \(schemaVersion)); run that version or restore a backup")
-        }
         try connection.execute(
             """
             BEGIN IMMEDIATE;

@@ -41,7 +41,9 @@ extension SQLiteStateStore {
                 Thread.sleep(forTimeInterval: 1)
             }
         }
-        if !failed {
+        // A run that never began wrote nothing (it loaded and recorded nothing): the
+        // previous run's marker stays as it was.
+        if !failed, hasBegun.load(ordering: .acquiring) {
             do {
                 try StoreRuns.markCleanStop(writer)
             } catch {
@@ -53,6 +55,8 @@ extension SQLiteStateStore {
 
     private func write(_ batch: PendingBatches.Batch) throws(PersistenceError) {
         let now = Int(Date().timeIntervalSince1970 * 1000)
+        let run = try run()
+        let statements = run.statements
         try statements.begin.run()
         do {
             for (address, reason) in batch.setAsides {
@@ -70,7 +74,7 @@ extension SQLiteStateStore {
                 logger.warning("stored state set aside", metadata: ["kind": address.kind, "id": address.id, "reason": reason])
             }
             for (address, entry) in batch.entries {
-                try write(entry, of: address, now: now)
+                try write(entry, of: address, now: now, in: run)
             }
             try statements.commit.run()
         } catch {
@@ -80,7 +84,8 @@ extension SQLiteStateStore {
         }
     }
 
-    private func write(_ entry: PendingBatches.Entry, of address: ReactorAddress, now: Int) throws(PersistenceError) {
+    private func write(_ entry: PendingBatches.Entry, of address: ReactorAddress, now: Int, in run: BegunRun) throws(PersistenceError) {
+        let statements = run.statements
         var writer = JSONWriter()
         writer.writeValue(entry.state)
         let upsert = statements.upsertInstance
@@ -90,7 +95,7 @@ extension SQLiteStateStore {
         upsert.bind(4, entry.version)
         upsert.bind(5, bytes: writer.bytes)
         upsert.bind(6, now)
-        upsert.bind(7, runs.current)
+        upsert.bind(7, run.runs.current)
         try upsert.run()
 
         let clean = statements.deleteOtherEpochPatches

@@ -1,5 +1,6 @@
 public import ReactorHubProtocol
 import Foundation
+import Synchronization
 public import ReactorHubStore
 import ReactorHubJSON
 public import ReactorHubLogging
@@ -16,9 +17,14 @@ public import ReactorHubMetrics
 /// crash loses at most the changes of the last `flushInterval`, and never half a batch;
 /// `flush()` (called at shutdown) loses nothing.
 ///
-/// Safety of `@unchecked Sendable`: the writer connection is used only by the writer
-/// thread (and by `open` before that thread starts); the reader connection only under
-/// `reader`'s lock; the pending batch only under `pending`'s lock.
+/// Nothing is written to the file before the daemon serves: `open` locks it (`StoreLock`)
+/// and reads; the first write, the run's bookkeeping (`StoreRuns`), happens in `beginRun`,
+/// which the daemon calls once it listens and which every load, record and the writer
+/// thread call first. A start that fails (the port in use) leaves the file as it was.
+///
+/// Safety of `@unchecked Sendable`: the writer connection is used under `begun`'s lock
+/// until the run has begun, and only by the writer thread after; the reader connection
+/// only under its lock; the pending batch only under `pending`'s lock.
 public final class SQLiteStateStore: StateStore, @unchecked Sendable {
     /// How the store writes.
     public struct Options: Sendable, Equatable {
@@ -40,10 +46,12 @@ public final class SQLiteStateStore: StateStore, @unchecked Sendable {
     let options: Options
     let logger: Logger
     let writer: SQLiteConnection
-    let statements: SQLiteSchema.WriteStatements
-    /// This run and which rows may continue their epoch.
-    let runs: StoreRuns
-    private let reader: Locked<SQLiteReader>
+    /// This process's hold on the file.
+    private let lock: StoreLock
+    /// The run, once begun (`beginRun`).
+    let begun = Locked<BegunRun?>(nil)
+    /// Set once `begun` holds the run: the hot path (`record`) reads this, not the lock.
+    let hasBegun = Atomic<Bool>(false)
     let pending = PendingBatches()
     /// How long each commit took.
     let commits = Histogram.latency()
@@ -53,18 +61,17 @@ public final class SQLiteStateStore: StateStore, @unchecked Sendable {
     private let writerEnded = Latch()
     private let started = Locked(false)
 
-    private init(options: Options, writer: SQLiteConnection, runs: StoreRuns, logger: Logger) throws(PersistenceError) {
+    private init(options: Options, writer: SQLiteConnection, lock: StoreLock, logger: Logger) {
         self.options = options
         self.writer = writer
-        self.runs = runs
-        self.reader = Locked(try SQLiteReader(path: options.path, trustedFromRun: runs.trustedFrom))
+        self.lock = lock
         self.logger = logger
-        self.statements = try SQLiteSchema.WriteStatements(writer)
     }
 
-    /// Opens (or creates) the database at `options.path`, checks that it is a ReactorHub
-    /// database it can write, and prepares it. Nothing is written to a file that is not
-    /// a ReactorHub database, or that is corrupt.
+    /// Opens (or creates) the database at `options.path` for this process alone (another
+    /// daemon holding it: `persistence.path: FILE is in use by another reactorhub (pid N)`),
+    /// and checks that it is a ReactorHub database it can write. Reads only: the run begins,
+    /// and the file is first written, in `beginRun`.
     public static func open(_ options: Options, logger: Logger) throws(PersistenceError) -> SQLiteStateStore {
         let folder = (options.path as NSString).deletingLastPathComponent
         if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
@@ -74,20 +81,11 @@ public final class SQLiteStateStore: StateStore, @unchecked Sendable {
                 throw PersistenceError("\(options.path): cannot create the folder '\(folder)' (\(error.localizedDescription))")
             }
         }
+        let lock = try StoreLock.acquire(for: options.path)
         let writer = try SQLiteConnection(path: options.path)
-        let runs = try SQLiteSchema.prepare(writer, fullSync: options.fullSync)
-        let store = try SQLiteStateStore(options: options, writer: writer, runs: runs, logger: logger)
-        logger.info(
-            "state store opened",
-            metadata: ["path": options.path, "flushMs": String(options.flushInterval.milliseconds), "run": String(runs.current)]
-        )
-        if runs.trustedFrom == runs.current && runs.current > 1 {
-            logger.info(
-                "the previous run did not stop cleanly and its acks were not durable: stored instances continue under new epochs (clients get snapshots)",
-                metadata: ["path": options.path]
-            )
-        }
-        return store
+        try SQLiteSchema.inspect(writer)
+        logger.info("state store opened", metadata: ["path": options.path, "flushMs": String(options.flushInterval.milliseconds)])
+        return SQLiteStateStore(options: options, writer: writer, lock: lock, logger: logger)
     }
 
     /// Starts the writer thread, once; `run()` does it too.
@@ -107,7 +105,7 @@ public final class SQLiteStateStore: StateStore, @unchecked Sendable {
     // MARK: StateStore
 
     public func load(_ address: ReactorAddress) throws -> StoredInstance? {
-        let stored = try reader.withLock { reader in
+        let stored = try run().reader.withLock { reader in
             try reader.load(address)
         }
         // The overlay also records the version found on disk as durable.
@@ -115,6 +113,8 @@ public final class SQLiteStateStore: StateStore, @unchecked Sendable {
     }
 
     public func record(_ change: StoredChange) {
+        // The run's marker is committed before a change can be published.
+        beginRunIfNeeded()
         if pending.add(change, flushChanges: options.flushChanges) {
             pending.wake()
         }
@@ -129,6 +129,7 @@ public final class SQLiteStateStore: StateStore, @unchecked Sendable {
     }
 
     public func setAside(_ address: ReactorAddress, reason: String) {
+        beginRunIfNeeded()
         pending.setAside(address, reason: reason)
         pending.wake()
     }

@@ -1,9 +1,10 @@
 /// The runs of the daemon over one database, and which stored rows may continue their
 /// epoch (docs/protocol.md: a version number is never issued twice within one epoch).
 ///
-/// Each open of the store begins a run: its number is one more than the last, and the
-/// `clean_stop` marker is cleared in a committed transaction before the hub can publish
-/// anything. A clean shutdown commits every pending change and then, in a transaction of
+/// Each start that serves begins a run (`SQLiteStateStore.beginRun`, once the daemon
+/// listens; a start that fails before writes nothing): its number is one more than the
+/// last, and the `clean_stop` marker is cleared in a committed transaction before the hub
+/// can publish anything. A clean shutdown commits every pending change and then, in a transaction of
 /// its own and last of all, sets `clean_stop`. Every instance row records the run that
 /// last wrote it.
 ///

@@ -108,7 +108,10 @@ final class ClientCore: @unchecked Sendable {
             serviceLoop()
         }
         thread.name = "reactorhub-client-lws"
-        thread.stackSize = 1 << 20
+        // 8 MiB, as every other thread of the process has: walks over a JSON value recurse once
+        // per nesting level, and at the parser's limit a debug build's parse takes about 2.6 MiB
+        // (JSONTests' DeepDocumentTests).
+        thread.stackSize = 8 << 20
         thread.start()
     }
 

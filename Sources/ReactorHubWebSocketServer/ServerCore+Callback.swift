@@ -95,6 +95,9 @@ func reactorHubServiceCallback(
         core.socketOpened(wsi)
         return 0
 
+    case LWS_CALLBACK_TIMER:
+        return core.socketTimer(wsi)
+
     case LWS_CALLBACK_RAW_ADOPT, LWS_CALLBACK_RAW_RX:
         // lws turns a `CONNECT` request into a raw socket and would keep it open forever;
         // ReactorHub serves no raw sockets (and is no proxy): close it.

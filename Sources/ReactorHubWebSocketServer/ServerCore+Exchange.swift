@@ -1,5 +1,6 @@
 import ReactorHubEngine
 internal import CLibWebSockets
+import Foundation
 import ReactorHubLogging
 
 /// HTTP requests the handler answers (`handlesHTTP(path:)`), possibly later and from
@@ -12,12 +13,18 @@ extension ServerCore {
         var request: HTTPRequest
         var response: HTTPResponse?
         var dispatched = false
+        /// Close the connection after the response (a `POST` or `PUT` without a body).
+        var closeAfter = false
     }
 
     private static func key(_ wsi: OpaquePointer) -> UInt { UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(wsi))) }
 
     /// Starts an exchange at `LWS_CALLBACK_HTTP`: requests without a body go to the
-    /// handler at once; others after `LWS_CALLBACK_HTTP_BODY_COMPLETION`.
+    /// handler at once; others after `LWS_CALLBACK_HTTP_BODY_COMPLETION`. A `POST` or
+    /// `PUT` without `Content-Length` has an empty body (RFC 9112 section 6.3; a
+    /// `Transfer-Encoding` was refused before), so it goes at once too: lws would wait for a
+    /// body until its timeout (`curl -X POST` sends none). lws still reads what follows on
+    /// the connection as that body, so the connection is closed after the response.
     func beginExchange(_ wsi: OpaquePointer, method: String, path: String) -> Int32 {
         nextExchange += 1
         let id = nextExchange
@@ -25,9 +32,11 @@ extension ServerCore {
             method: method, path: path, query: queryArguments(wsi), authorization: header(wsi, rh_lws_token_authorization()),
             body: [], peerAddress: peerAddress(wsi)
         )
-        exchanges[id] = Exchange(wsi: wsi, request: request)
+        let expectsBody = method == "POST" || method == "PUT"
+        let announced = Int(header(wsi, rh_lws_token_content_length())?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+        exchanges[id] = Exchange(wsi: wsi, request: request, closeAfter: expectsBody && announced == 0)
         exchangeByWSI[Self.key(wsi)] = id
-        if method != "POST" && method != "PUT" {
+        if !expectsBody || announced == 0 {
             dispatch(id)
         }
         return 0
@@ -78,6 +87,10 @@ extension ServerCore {
         guard let id = exchangeByWSI[Self.key(wsi)], let exchange = exchanges[id] else { return nil }
         guard let response = exchange.response else { return 0 }
         forgetExchange(wsi)
+        if exchange.closeAfter {
+            respond(wsi, response, headers: [HTTPHeader(name: "connection:", value: "close")])
+            return -1
+        }
         return respondAndComplete(wsi, response, omitBody: exchange.request.method == "HEAD")
     }
 

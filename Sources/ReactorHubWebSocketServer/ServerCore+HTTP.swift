@@ -10,6 +10,18 @@ extension ServerCore {
     /// after writing a refusal (lws then completes the HTTP transaction).
     func confirmUpgrade(_ wsi: OpaquePointer, upgrade: String?) -> Int32 {
         guard upgrade?.lowercased() == "websocket" else { return 0 }
+        if let refusal = framingRefusal(wsi) {
+            respond(wsi, refusal)
+            return -1
+        }
+        if let refusal = hostRefusal(wsi) {
+            respond(wsi, refusal)
+            return 1
+        }
+        if sockets.isHealthCheckOnly(Self.key(of: wsi)), let refusal = healthCheckRefusal(wsi, path: requestPath(wsi)) {
+            respond(wsi, refusal, headers: [HTTPHeader(name: "connection:", value: "close")])
+            return -1
+        }
         if let refusal = handshakeRefusal(wsi) {
             respond(wsi, HTTPResponse(status: Int(refusal.status), body: Array(refusal.body.utf8)), headers: refusal.headers)
             return 1
@@ -58,10 +70,46 @@ extension ServerCore {
         return 1
     }
 
+    /// The 421 for a request whose `Host` is not allowed (DNS rebinding), or nil.
+    func hostRefusal(_ wsi: OpaquePointer) -> HTTPResponse? {
+        let host = header(wsi, rh_lws_token_host())
+        guard !hosts.allows(host: host) else { return nil }
+        noteRefusal("Host not in security.allowedHosts")
+        return .text(421, "host '\(host ?? "")' is not served here (security.allowedHosts)")
+    }
+
+    /// The 400 or 501 for a request whose body framing the server does not accept
+    /// (`BodyFraming`), from the headers as libwebsockets parsed them: the receive tap
+    /// answers these itself on plain connections; this is the check under TLS, where the
+    /// tap sees only ciphertext. The connection is closed after it.
+    func framingRefusal(_ wsi: OpaquePointer) -> HTTPResponse? {
+        let framing = BodyFraming(
+            contentLengths: header(wsi, rh_lws_token_content_length()).map { [$0] } ?? [],
+            transferEncoding: rh_lws_hdr_total_length(wsi, rh_lws_token_transfer_encoding()) > 0,
+            folded: false
+        )
+        guard case .refused(let status, let reason) = framing else { return nil }
+        logger.info("refusing request: body framing", metadata: ["status": String(status), "reason": reason])
+        return .text(status, reason)
+    }
+
     /// Answers a plain HTTP request. Returns what lws expects from the callback.
     func http(_ wsi: OpaquePointer, path rawPath: String) -> Int32 {
+        if let refusal = framingRefusal(wsi) {
+            respond(wsi, refusal, headers: [HTTPHeader(name: "connection:", value: "close")])
+            return -1
+        }
+        if let refusal = hostRefusal(wsi) {
+            return respondAndComplete(wsi, refusal, omitBody: requestMethod(wsi) == "HEAD")
+        }
         let path = rawPath.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? "/"
         let method = requestMethod(wsi)
+        if sockets.isHealthCheckOnly(Self.key(of: wsi)) {
+            // Lent by the descriptor reserve: one health check, then the socket goes back.
+            let response = healthCheckRefusal(wsi, path: path) ?? health
+            respond(wsi, response, headers: [HTTPHeader(name: "connection:", value: "close")], omitBody: method == "HEAD")
+            return -1
+        }
         if handler.handlesHTTP(path: path) {
             return beginExchange(wsi, method: method ?? "GET", path: path)
         }
@@ -70,10 +118,7 @@ extension ServerCore {
             return respondAndComplete(wsi, .text(405, "only GET and HEAD are served"))
         }
         if path == "/healthz" {
-            if refusingConnections.load(ordering: .relaxed) {
-                return respondAndComplete(wsi, .text(503, "shutting down"), omitBody: isHead)
-            }
-            return respondAndComplete(wsi, .text(200, "ok"), omitBody: isHead)
+            return respondAndComplete(wsi, health, omitBody: isHead)
         }
         if path == configuration.webSocketPath || isEchoPath(path) {
             return respondAndComplete(
@@ -90,6 +135,11 @@ extension ServerCore {
         if result < 0 { return -1 }
         if result > 0 { return lws_http_transaction_completed(wsi) != 0 ? -1 : 0 }
         return 0
+    }
+
+    /// The answer of `/healthz`: 200 `ok`, or 503 once the server refuses connections.
+    var health: HTTPResponse {
+        refusingConnections.load(ordering: .relaxed) ? .text(503, "shutting down") : .text(200, "ok")
     }
 
     /// Writes a complete response and ends the transaction.

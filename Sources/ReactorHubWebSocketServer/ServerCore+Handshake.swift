@@ -1,3 +1,4 @@
+import ReactorHubEngine
 internal import CLibWebSockets
 import ReactorHubLogging
 
@@ -37,7 +38,7 @@ extension ServerCore {
         let hasPhrase = !line.hasSuffix(" ")
         guard (isUpgrade && line.hasPrefix("HTTP/1.0")) || !hasPhrase else { return true }
         let version = isUpgrade ? "HTTP/1.1" : String(line.prefix(8))
-        let phrase = hasPhrase ? String(line.split(separator: " ", maxSplits: 2).dropFirst(2).first ?? "") : Self.reasonPhrase(status)
+        let phrase = hasPhrase ? String(line.split(separator: " ", maxSplits: 2).dropFirst(2).first ?? "") : HTTPResponse.reasonPhrase(Int(status))
         let corrected = Array("\(version) \(status) \(phrase)".utf8)
         let rest = bytes.count - lineEnd
         guard corrected.count + rest <= end - start else { return false }
@@ -45,13 +46,5 @@ extension ServerCore {
         start.update(from: corrected, count: corrected.count)
         cursor = start + corrected.count + rest
         return true
-    }
-
-    private static func reasonPhrase(_ status: UInt32) -> String {
-        switch status {
-        case 426: "Upgrade Required"
-        case 431: "Request Header Fields Too Large"
-        default: "Status \(status)"
-        }
     }
 }

@@ -1,3 +1,4 @@
+import ReactorHubEngine
 #if canImport(Glibc)
 import ReactorHubProtocol
 import Glibc
@@ -11,7 +12,7 @@ enum TappedSocket {
     case http(RequestHeadMeter)
     /// A WebSocket: its frames are checked.
     case webSocket(Connection)
-    /// Answered 431: what the client still sends is read and dropped until it closes.
+    /// Answered 431, 400 or 501: what the client still sends is read and dropped until it closes.
     case refused
 }
 
@@ -41,8 +42,14 @@ extension ServerCore {
                 tappedSockets[fd] = .http(meter)
                 return count
             case .overLimit:
-                tappedSockets[fd] = .refused
-                refuseOversizedHead(fd)
+                let limit = configuration.maxRequestHeadBytes
+                logger.info("refusing request: head over the limit", metadata: ["limit": String(limit)])
+                refuse(fd, status: 431, reason: "request headers exceed \(limit) bytes")
+                errno = EAGAIN
+                return -1
+            case .refused(let status, let reason):
+                logger.info("refusing request: body framing", metadata: ["status": String(status), "reason": reason])
+                refuse(fd, status: status, reason: reason)
                 errno = EAGAIN
                 return -1
             }
@@ -113,14 +120,13 @@ extension ServerCore {
         return nil
     }
 
-    /// Answers 431 on the socket itself (lws has written nothing for this request) and
-    /// ends the sending side; the connection closes once the client closes its side, or
-    /// when lws' header timeout passes.
-    private func refuseOversizedHead(_ fd: Int32) {
-        let limit = configuration.maxRequestHeadBytes
-        logger.info("refusing request: head over the limit", metadata: ["limit": String(limit)])
-        let body = "request headers exceed \(limit) bytes\n"
-        let response = "HTTP/1.1 431 Request Header Fields Too Large\r\n"
+    /// Answers `status` on the socket itself (lws has written nothing for this request)
+    /// and ends the sending side; the connection closes once the client closes its side,
+    /// or when lws' header timeout passes. What the client still sends is dropped.
+    private func refuse(_ fd: Int32, status: Int, reason: String) {
+        tappedSockets[fd] = .refused
+        let body = reason + "\n"
+        let response = "HTTP/1.1 \(status) \(HTTPResponse.reasonPhrase(status))\r\n"
             + "server: \(configuration.serverName)\r\n"
             + "content-type: text/plain; charset=utf-8\r\n"
             + "content-length: \(body.utf8.count)\r\n"

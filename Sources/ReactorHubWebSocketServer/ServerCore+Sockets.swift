@@ -1,3 +1,4 @@
+import ReactorHubEngine
 internal import CLibWebSockets
 import Foundation
 import ReactorHubLogging
@@ -13,9 +14,17 @@ extension ServerCore {
         guard let arguments else { return 0 }
         let filter = arguments.assumingMemoryBound(to: lws_filter_network_conn_args.self)
         let address = Self.address(of: &filter.pointee.cli_addr)
-        switch sockets.admit(address) {
-        case .keep:
+        let verdict = sockets.admit(address)
+        switch verdict {
+        case .keep, .healthCheckOnly:
+            // Every socket of a TLS port starts a handshake: counted here, before it costs any.
+            if configuration.tls != nil, !handshakes.take(address) {
+                noteRefusal("over limits.tlsHandshakesPerSecond from \(address)")
+                return 1
+            }
             pendingAddress = address
+            pendingHealthCheck = verdict == .healthCheckOnly
+            if pendingHealthCheck { noteRefusal("out of descriptors: a socket lent for /healthz only") }
             return 0
         case .tooManyFromAddress:
             noteRefusal("over limits.maxConnectionsPerAddress from \(address)")
@@ -26,15 +35,34 @@ extension ServerCore {
         }
     }
 
-    /// `LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED`: the accepted socket became a wsi.
+    /// `LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED`: the accepted socket became a wsi. A
+    /// socket lent for a health check has a second to send it (a timer of its own: lws
+    /// sets its header timeout, 10 s, after this callback).
     func socketOpened(_ wsi: OpaquePointer) {
-        sockets.opened(Self.key(of: wsi), address: pendingAddress ?? peerAddress(wsi))
+        sockets.opened(Self.key(of: wsi), address: pendingAddress ?? peerAddress(wsi), healthCheckOnly: pendingHealthCheck)
+        if pendingHealthCheck {
+            lws_set_timer_usecs(wsi, 1_000_000)
+        }
         pendingAddress = nil
+        pendingHealthCheck = false
+    }
+
+    /// `LWS_CALLBACK_TIMER`: a socket lent for a health check that has not been answered
+    /// within its second is closed (non-zero).
+    func socketTimer(_ wsi: OpaquePointer) -> Int32 {
+        sockets.isHealthCheckOnly(Self.key(of: wsi)) ? -1 : 0
     }
 
     /// `LWS_CALLBACK_WSI_DESTROY`.
     func socketClosed(_ wsi: OpaquePointer) {
         sockets.closed(Self.key(of: wsi))
+    }
+
+    /// The answer to a request on a socket the reserve lent for a health check: nil for
+    /// `GET` or `HEAD /healthz` (served, then the socket closes), else a 503.
+    func healthCheckRefusal(_ wsi: OpaquePointer, path: String) -> HTTPResponse? {
+        guard path != "/healthz" || !["GET", "HEAD"].contains(requestMethod(wsi) ?? "") else { return nil }
+        return .text(503, "out of descriptors: only GET /healthz is served on a new connection now")
     }
 
     /// Counts a refusal and logs the counts at most once a second.

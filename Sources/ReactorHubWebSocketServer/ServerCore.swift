@@ -32,6 +32,8 @@ final class ServerCore: @unchecked Sendable {
     let allClosed = Latch()
     /// Upgrades refused for their Origin (metrics).
     let originsRejected = Atomic<Int>(0)
+    /// The `Host` names answered (`security.allowedHosts`).
+    let hosts: HostPolicy
 
     // Service thread.
     var connections: [ConnectionID: Connection] = [:]
@@ -46,11 +48,15 @@ final class ServerCore: @unchecked Sendable {
     var sockets: SocketGuard
     /// The cap on new upgrades per second.
     var upgrades: RateGate
+    /// The cap on TLS handshakes per second per peer address (with `tls`).
+    var handshakes: AddressRateGates
     /// Sockets refused since the last log line, by reason, and when that line was written.
     var refusedSockets: [String: Int] = [:]
     var lastRefusalLog = ContinuousClock.now - .seconds(10)
-    /// The address of the socket accepted last, until its wsi exists.
+    /// The address of the socket accepted last, until its wsi exists, and whether the
+    /// reserve lent it for a health check.
     var pendingAddress: String?
+    var pendingHealthCheck = false
     /// The sockets the receive tap checks, by descriptor.
     var tappedSockets: [Int32: TappedSocket] = [:]
     /// Bodies of HTTP responses that are written in one go are not kept; this holds the
@@ -69,12 +75,14 @@ final class ServerCore: @unchecked Sendable {
         self.handler = handler
         self.logger = logger
         self.resolver = configuration.webRoot.flatMap { StaticFileResolver(webRoot: $0) }
+        self.hosts = HostPolicy(allowed: configuration.allowedHosts, listeningOn: configuration.host)
         self.sockets = SocketGuard(
             perAddress: configuration.maxConnectionsPerAddress,
             descriptorLimit: ResourceLimits.openFileLimit,
             reserve: configuration.descriptorReserve
         )
         self.upgrades = RateGate(perSecond: configuration.upgradesPerSecond)
+        self.handshakes = AddressRateGates(perSecond: configuration.tlsHandshakesPerSecond, burst: configuration.tlsHandshakeBurst)
         self.keepalive = Keepalive(pingSeconds: configuration.pingIntervalSeconds, timeoutSeconds: configuration.pingTimeoutSeconds)
         protocols = .allocate(capacity: 2)
         protocols.initialize(repeating: lws_protocols(), count: 2)
@@ -181,7 +189,7 @@ final class ServerCore: @unchecked Sendable {
         guard let created = lws_create_context(&info) else {
             throw TransportError(
                 .cannotListen,
-                "could not listen on \(configuration.host):\(configuration.port) (address in use or not available)"
+                "cannot listen on \(configuration.host):\(configuration.port): the address is in use (another process listens on it) or not available"
             )
         }
         context = created
@@ -200,7 +208,10 @@ final class ServerCore: @unchecked Sendable {
             serviceLoop()
         }
         thread.name = "reactorhub-lws"
-        thread.stackSize = 1 << 20
+        // 8 MiB, as every other thread of the process has: walks over a JSON value recurse once
+        // per nesting level, and at the parser's limit a debug build's parse takes about 2.6 MiB
+        // (JSONTests' DeepDocumentTests).
+        thread.stackSize = 8 << 20
         thread.start()
     }
 

@@ -43,14 +43,24 @@ public struct TransportConfiguration: Sendable, Equatable {
     /// Origins (`scheme://host[:port]`) whose pages may open WebSockets, besides the
     /// server's own origin; `"*"` allows any (`security.allowedOrigins`).
     public var allowedOrigins: [String] = []
+    /// `Host` names answered; empty: `host` (unless a wildcard), `localhost`, `127.0.0.1`
+    /// and `[::1]`; `"*"`: any (`security.allowedHosts`). Others get 421.
+    public var allowedHosts: [String] = []
     /// The PEM certificate and key; with them the port serves HTTPS and WSS only.
     public var tls: TLSFiles?
     /// Open sockets one peer address may hold (`limits.maxConnectionsPerAddress`).
     public var maxConnectionsPerAddress: Int = 256
     /// New WebSocket upgrades accepted per second (`limits.upgradesPerSecond`); 503 beyond.
     public var upgradesPerSecond: Int = 1000
+    /// TLS handshakes one peer address may start per second, and in a burst
+    /// (`limits.tlsHandshakesPerSecond`, `limits.tlsHandshakeBurst`); with `tls`, its
+    /// sockets past them are closed at accept.
+    public var tlsHandshakesPerSecond: Int = 50
+    /// See `tlsHandshakesPerSecond`.
+    public var tlsHandshakeBurst: Int = 100
     /// Descriptors kept free of sockets, so that `/healthz`, the store and the logs keep
-    /// working when clients would take every one.
+    /// working when clients would take every one; up to 8 of them serve one `GET /healthz`
+    /// each, sent within a second, to new connections meanwhile.
     public var descriptorReserve: Int = 64
     /// The largest HTTP request body read (POST to the admin endpoints); 413 beyond.
     public var maxRequestBodyBytes: Int = 65536

@@ -1,9 +1,16 @@
+import Foundation
 import ReactorHubJSON
 
 // json-bench: how long the JSON module takes for what the hub does per state change and
 // per message. Build with `swift build -c release`; run `.build/release/json-bench`.
 // Each figure is the median over 15 rounds (after a warm-up round) of the time per call,
 // a round being the number of calls shown (15×N).
+
+// `json-bench doc` runs only the doc edits section.
+if CommandLine.arguments.dropFirst().first == "doc" {
+    DocEdits.run()
+    exit(0)
+}
 
 let encoder = JSONValueEncoder()
 
@@ -117,5 +124,7 @@ do {
     }
     serializeDocument.report(Measurement.format(serializeDocument.throughput(bytes: documentBytes.count), decimals: 1) + " MB/s")
 }
+
+DocEdits.run()
 
 print("\n(checksum \(Sink.total))")

@@ -115,7 +115,7 @@ import Testing
         try expect("sub '*' does not widen doc/notes-{sub}", nil)
         try expect("sub 'a/b' does not widen doc/notes-{sub}", nil)
         try expect("sub 'x*' does not widen doc/notes-{sub}", nil)
-        try expect("sub of the Kelvin sign (canonically equal to K) does not widen doc/notes-{sub}", nil)
+        try expect("sub of the Kelvin sign is K in NFC, so doc/notes-{sub} is doc/notes-K", nil)
         try expect("sub '*' as the kind matches no kind", nil)
     }
 

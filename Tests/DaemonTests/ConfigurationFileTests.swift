@@ -113,7 +113,7 @@ struct ConfigurationFileTests {
         (#"{"port": 70000}"#, "test.json: port must be an integer from 0 to 65535, got 70000"),
         (#"{"port": "80"}"#, #"test.json: port must be an integer from 0 to 65535, got "80""#),
         (#"{"limits": {"maxConnection": 5}}"#,
-         "test.json: unknown key 'limits.maxConnection' (did you mean 'limits.maxConnections'?); keys accepted in 'limits': maxMessageBytes, maxConnections, maxJoinsPerConnection, actionsPerSecond, actionBurst, outboundQueueBytes, outboundBudgetBytes, maxInstances, maxPendingActions, maxPendingActionsTotal, maxConnectionsPerAddress, upgradesPerSecond"),
+         "test.json: unknown key 'limits.maxConnection' (did you mean 'limits.maxConnections'?); keys accepted in 'limits': maxMessageBytes, maxConnections, maxJoinsPerConnection, actionsPerSecond, actionBurst, outboundQueueBytes, outboundBudgetBytes, maxInstances, maxPendingActions, maxPendingActionsTotal, maxConnectionsPerAddress, upgradesPerSecond, maxMemoryBytes, maxInstancesPerUser, joinsPerSecond, joinBurst, tlsHandshakesPerSecond, tlsHandshakeBurst"),
         (#"{"maxMessageBytes": 5}"#,
          "test.json: unknown key 'maxMessageBytes' (did you mean 'limits.maxMessageBytes'?); keys accepted at the top level: host, port, webRoot, logLevel, logFormat, limits, shutdownGraceMs, history, keepalive, reactors, persistence, auth, admin, security, tls, metrics, actions, presence, cluster, diagnostics"),
         (#"{"auth": {"hs256secret": "x"}}"#,

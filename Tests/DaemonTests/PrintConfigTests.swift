@@ -15,13 +15,14 @@ struct PrintConfigTests {
         #expect(printed["limits"]?.objectValue?.keys == [
             "maxMessageBytes", "maxConnections", "maxJoinsPerConnection", "actionsPerSecond", "actionBurst", "outboundQueueBytes",
             "outboundBudgetBytes", "maxInstances", "maxPendingActions", "maxPendingActionsTotal", "maxConnectionsPerAddress",
-            "upgradesPerSecond",
+            "upgradesPerSecond", "maxMemoryBytes", "maxInstancesPerUser", "joinsPerSecond", "joinBurst",
+            "tlsHandshakesPerSecond", "tlsHandshakeBurst",
         ])
         #expect(printed["reactors"]?.objectValue?.keys == ["counter", "weather", "todo", "doc"])
         #expect(printed["persistence"] == [
             "kind": "memory", "path": "/home/me/data/reactorhub.sqlite", "flushMs": 200, "flushChanges": 1000, "durableAcks": false,
         ])
-        #expect(printed["diagnostics"] == ["echoPath": .null])
+        #expect(printed["diagnostics"] == ["echoPath": .null, "idleEvictionMs": 60000])
         #expect(printed["webRoot"] == "/opt/rh/share/reactorhub/web")
     }
 

@@ -86,6 +86,11 @@ public struct RandomDocuments: Sendable {
         Double.random(in: 0..<1, using: &generator) < probability
     }
 
+    /// An integer in `range`, uniformly.
+    public mutating func integer(in range: ClosedRange<Int>) -> Int {
+        Int.random(in: range, using: &generator)
+    }
+
     /// One of `elements`, uniformly.
     public mutating func pick<Element>(_ elements: [Element]) -> Element {
         elements[Int.random(in: 0..<elements.count, using: &generator)]

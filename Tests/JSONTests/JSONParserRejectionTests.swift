@@ -72,7 +72,11 @@ struct Malformed: Sendable, CustomTestStringConvertible {
         Malformed("wrong literal", "[trve]", .unexpectedCharacter, offset: 3),
         Malformed("error on a later line", "{\n  \"a\": [1,\n  2,,]\n}", .unexpectedCharacter, offset: 17, line: 3, column: 5),
         Malformed("column counts characters", "[\"한국\", x]", .unexpectedCharacter, offset: 11, column: 8),
-        Malformed("nesting deeper than 512", String(repeating: "[", count: 513) + String(repeating: "]", count: 513), .nestingTooDeep, offset: 512),
+        Malformed(
+            "nesting deeper than the default limit",
+            String(repeating: "[", count: JSONParser.defaultMaximumDepth + 1) + String(repeating: "]", count: JSONParser.defaultMaximumDepth + 1),
+            .nestingTooDeep, offset: JSONParser.defaultMaximumDepth
+        ),
     ]
 
     @Test(arguments: cases)

@@ -85,6 +85,46 @@ struct StoreRunsTests {
         await crashed.close()
     }
 
+    @Test func aStartThatNeverServesWritesNothingAndLeavesThePreviousRunClean() async throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let first = try open()
+        first.record(change(lobby, 1))
+        await first.close()
+        let bookkeeping = "SELECT key, value FROM store_runs ORDER BY key"
+        let before = try SQLiteTestReader(path: path).rows(bookkeeping)
+        #expect(before.contains(["clean_stop", "1"]) && before.contains(["run", "1"]))
+        // Opened, then the daemon fails to listen: the store is dropped without its run.
+        var options = SQLiteStateStore.Options(path: path)
+        options.flushInterval = .milliseconds(20)
+        _ = try SQLiteStateStore.open(options, logger: Logger(label: "test"))
+        #expect(try SQLiteTestReader(path: path).rows(bookkeeping) == before)
+        // The next start that serves continues the rows of the clean run.
+        let next = try open()
+        try next.beginRun()
+        #expect(try SQLiteTestReader(path: path).rows("SELECT value FROM store_runs WHERE key = 'run'") == [["2"]])
+        #expect(try next.load(lobby)?.continuity == .proven)
+        await next.close()
+    }
+
+    @Test func aNewFileIsNotWrittenBeforeTheRunBegins() async throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try open()
+        // Opened: the file exists (SQLite creates it empty) and holds nothing yet.
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.size] as? Int) == 0)
+        try store.beginRun()
+        #expect(try SQLiteTestReader(path: path).rows("SELECT value FROM store_runs WHERE key = 'run'") == [["1"]])
+        await store.close()
+    }
+
+    @Test func theLockFileNamesTheProcessThatHoldsTheDatabase() async throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try open()
+        let holder = try String(contentsOfFile: path + ".lock", encoding: .utf8)
+        #expect(holder == "\(ProcessInfo.processInfo.processIdentifier)\n")
+        await store.close()
+    }
+
     @Test func aDatabaseOfTheFirstSchemaIsMigratedAndItsRowsAreUnproven() async throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -671,3 +671,16 @@ def without_unknown_keys(config: dict, known: set[str], prefix: str = "") -> dic
         elif path in known:
             kept[key] = value
     return kept
+
+
+def is_closed(sock):
+    """Whether the daemon closed `sock` (end of stream or reset); reads what is there."""
+    try:
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return True
+    except (BlockingIOError, InterruptedError):
+        return False
+    except OSError as error:
+        return error.errno in (errno.ECONNRESET, errno.EPIPE)

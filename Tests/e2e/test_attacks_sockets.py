@@ -8,27 +8,13 @@ from one address is closed at accept (`limits.maxConnectionsPerAddress`); the so
 daemon keeps leave a reserve of descriptors; accept failures are backed off, and
 refusals are logged at most once a second with a count.
 """
-import errno
 import re
 import select
 import time
 
 from conftest import base_config, supported, wait_for
-from load_tools import HandshakeError, RawClient, cpu_seconds, http_get, open_many, open_socket
+from load_tools import HandshakeError, RawClient, cpu_seconds, http_get, is_closed, open_many, open_socket
 from sync_harness import write_report
-
-
-def is_closed(sock):
-    """Whether the daemon closed `sock` (end of stream or reset); reads what is there."""
-    try:
-        while True:
-            chunk = sock.recv(65536)
-            if not chunk:
-                return True
-    except (BlockingIOError, InterruptedError):
-        return False
-    except OSError as error:
-        return error.errno in (errno.ECONNRESET, errno.EPIPE)
 
 
 def test_a_connect_request_is_closed_before_other_half_open_sockets(daemon_factory):

@@ -3,6 +3,7 @@ bearer closes every connection of the user with 1008 `revoked` and answers the e
 count; others are untouched; the user's tokens issued before (or without `iat`) are then
 refused at the upgrade (401 `revoked`) and in `auth` (`unauthenticated`); a token issued
 after the revocation works. Without the right bearer: 401; without `admin.token`: 404."""
+import json
 import time
 
 from auth_support import ADMIN_TOKEN, Client, auth_config, http, read_state, refused, token
@@ -91,3 +92,20 @@ def test_without_admin_token_the_admin_endpoints_are_not_found(daemon_factory):
     assert status == 404 and body.startswith("not found: /admin/revoke")
     assert revoke(hub, "alice", bearer=None)[0] == 404
     assert alice.ping()["type"] == "pong"
+
+
+def test_a_composed_and_a_decomposed_subject_are_one_user(daemon_factory):
+    """Issue 30: `josé` written with U+00E9 and with e + U+0301 is one user (NFC), for the
+    revocation, `hello`, presence and the admin listing's counts by user."""
+    hub = admin_hub(daemon_factory)
+    composed, decomposed = "jos\u00e9", "jose\u0301"
+    first = Client(hub.url, token=token(decomposed, iat=int(time.time()) - 5))
+    second = Client(hub.url, token=token(composed, iat=int(time.time()) - 5))
+    assert first.hello["user"] == second.hello["user"] == composed
+    listing = http("GET", f"{hub.http_url}/admin/connections", bearer=ADMIN_TOKEN)
+    assert listing[0] == 200 and json.loads(listing[1])["byUser"] == {composed: 2}
+    # Revoking one spelling closes both connections and refuses both spellings' older tokens.
+    assert revoke(hub, composed) == (200, '{"closed":2}')
+    assert first.closed() == (1008, "revoked") and second.closed() == (1008, "revoked")
+    for spelling in (composed, decomposed):
+        assert refused(hub.url, token=token(spelling, iat=int(time.time()) - 5)) == (401, "revoked\n")

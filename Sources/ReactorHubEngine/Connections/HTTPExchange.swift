@@ -46,6 +46,18 @@ public struct HTTPResponse: Sendable, Equatable {
         HTTPResponse(status: status, body: Array((line + "\n").utf8))
     }
 
+    /// The reason phrase of a status the server answers with.
+    package static func reasonPhrase(_ status: Int) -> String {
+        switch status {
+        case 400: "Bad Request"
+        case 421: "Misdirected Request"
+        case 426: "Upgrade Required"
+        case 431: "Request Header Fields Too Large"
+        case 501: "Not Implemented"
+        default: "Status \(status)"
+        }
+    }
+
     /// A JSON response.
     public static func json(_ status: Int, _ bytes: [UInt8]) -> HTTPResponse {
         HTTPResponse(status: status, contentType: "application/json", body: bytes)

@@ -67,6 +67,9 @@ public protocol IdentityVerifier: Sendable {
     func verify(_ token: String, now: Date) -> Result<Identity, IdentityRefusal>
     /// Whether `identity`, verified earlier, has been revoked since.
     func isRevoked(_ identity: Identity) -> Bool
-    /// Revokes every token of `subject` issued before `time` (or saying no issue time).
-    func revoke(subject: String, at time: Date)
+    /// Revokes every token of `subject` issued before `time` (or saying no issue time);
+    /// returns the subject as identities hold it (its canonical form: the same user
+    /// however it was spelled), to find the connections to close.
+    @discardableResult
+    func revoke(subject: String, at time: Date) -> String
 }

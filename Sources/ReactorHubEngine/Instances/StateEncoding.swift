@@ -19,6 +19,8 @@ package enum StateEncoding {
     package struct Encoded {
         package var state: JSONValue
         package var pulses: [Pulse]
+        /// The operations that made `state`, when the state knows them (the doc kind).
+        package var patch: JSONPatch.Step? = nil
 
         package var pulseCounts: [String: UInt] {
             Dictionary(pulses.map { ($0.name, $0.updateCount) }, uniquingKeysWith: { _, last in last })
@@ -29,7 +31,7 @@ package enum StateEncoding {
         if let json = state as? any JSONValueRepresentable, let listing = state as? any PulseListing {
             // The state's JSON is at hand (the doc kind): no encoder, no copy of the document.
             let pulses = listing.pulseRecords.map { Pulse(name: $0.name, updateCount: $0.updateCount, raw: $0.value) }
-            return Encoded(state: json.jsonValue, pulses: pulses)
+            return Encoded(state: json.jsonValue, pulses: pulses, patch: json.jsonPatch)
         }
         let recorder = PulseRecorder()
         var encoder = JSONValueEncoder()

@@ -7,8 +7,10 @@
 /// Duplicate object keys are accepted by default; the last value wins at the first key's
 /// position. With `Options.rejectDuplicateKeys` they are an error instead.
 public struct JSONParser: Sendable {
-    /// The default nesting limit: far above any real state, far below the stack's limit.
-    public static let defaultMaximumDepth = 512
+    /// The default nesting limit: a state as deep as `JSONValue.maximumStateDepth`, inside
+    /// the frames that carry one (a patch frame, an action, an admin listing: up to 5 more
+    /// levels), with room to spare; far below the stack's limit.
+    public static let defaultMaximumDepth = JSONValue.maximumStateDepth + 8
 
     /// How many arrays and objects may be nested; deeper documents are rejected.
     public var maximumDepth: Int

@@ -1,17 +1,29 @@
 /// Performs patch operations on a document in place.
 ///
-/// Navigation detaches each container from its parent before descending (the parent
-/// holds `.null` meanwhile), so the containers on the path are uniquely referenced and
-/// mutated without copying; containers shared with the caller's original document are
-/// copied once, on first write, by copy-on-write.
+/// Navigation takes each container out of its parent before changing it (the parent holds
+/// `.null` meanwhile) and puts it back after, so the editor holds the containers on the
+/// path alone and changes them in place: a container shared with the caller's original
+/// document is copied once, on its first change, by copy-on-write, and every later
+/// operation of the patch changes that copy in place. (Binding a container with
+/// `switch value { case .array(var array):` would not do: the switch keeps its own
+/// reference while the case runs, and every change copied the whole container.)
+///
+/// With a `ledger`, each change is also checked against the document's limits, counted
+/// into its size, and recorded as the operation a subscriber applies (`EditLedger`).
 struct DocumentEditor {
     var document: JSONValue
+    var ledger: EditLedger?
+
+    init(document: JSONValue, ledger: EditLedger? = nil) {
+        self.document = document
+        self.ledger = ledger
+    }
 
     /// Performs one operation; errors carry a reason but no operation index yet.
     mutating func perform(_ operation: PatchOperation) throws(JSONPatchError) {
         switch operation {
         case .add(let path, let value):
-            try add(value, at: path)
+            try add(value, at: path, source: .patch)
         case .remove(let path):
             _ = try remove(at: path)
         case .replace(let path, let value):
@@ -23,10 +35,10 @@ struct DocumentEditor {
                 throw JSONPatchError(code: .invalidMove, reason: "cannot move '\(from)' into its own child '\(path)'")
             }
             // The source exists (checked above), so only `add` can fail from here on.
-            _ = try remove(at: from)
-            try add(moved, at: path)
+            let removedFrom = try remove(at: from, moving: true)
+            try add(moved, at: path, source: .moved(from: removedFrom))
         case .copy(let from, let path):
-            try add(try source(at: from), at: path)
+            try add(try source(at: from), at: path, source: .document)
         case .test(let path, let expected):
             let actual = try value(at: path)
             guard actual == expected else {
@@ -61,18 +73,26 @@ struct DocumentEditor {
         return current
     }
 
-    mutating func add(_ value: JSONValue, at pointer: JSONPointer) throws(JSONPatchError) {
+    mutating func add(_ value: JSONValue, at pointer: JSONPointer, source: EditLedger.Source) throws(JSONPatchError) {
         guard let last = pointer.tokens.last else {
+            try ledger?.replaceRoot(document, with: value, source: source)
             document = value
             return
         }
+        var ledger = self.ledger.take()
+        defer { self.ledger = ledger }
         try withParent(of: pointer) { (parent: inout JSONValue) throws(JSONPatchError) in
-            switch parent {
-            case .object(var object):
-                parent = .null
-                object[last] = value
-                parent = .object(object)
-            case .array(var array):
+            if var object = parent.takeObject() {
+                defer { parent = .object(object) }
+                if let position = object.index(forKey: last) {
+                    try ledger?.replaceMember(object[position].value, with: value, at: pointer, source: source)
+                    object.modifyValue(at: position) { $0 = value }
+                } else {
+                    try ledger?.addMember(last, value, to: object.count, at: pointer, source: source)
+                    object.append(last, value)
+                }
+            } else if var array = parent.takeArray() {
+                defer { parent = .array(array) }
                 let index: Int
                 switch JSONPointer.arrayIndex(last) {
                 case .end?: index = array.count
@@ -84,36 +104,40 @@ struct DocumentEditor {
                 case nil:
                     throw Self.invalidIndex(last, pointer)
                 }
-                parent = .null
+                try ledger?.insertElement(value, into: array.count, at: pointer.parent!.appending(index: index), source: source)
                 array.insert(value, at: index)
-                parent = .array(array)
-            default:
+            } else {
                 throw Self.notAContainer(parent, pointer, pointer.tokens.count - 1)
             }
         }
     }
 
-    mutating func remove(at pointer: JSONPointer) throws(JSONPatchError) -> JSONValue {
+    /// Removes the value at `pointer`; returns the location it was removed from, with the
+    /// array index resolved. `moving`: the value is added elsewhere next (`move`).
+    @discardableResult
+    mutating func remove(at pointer: JSONPointer, moving: Bool = false) throws(JSONPatchError) -> JSONPointer {
         guard let last = pointer.tokens.last else {
             throw JSONPatchError(code: .invalidOperation, reason: "the whole document cannot be removed")
         }
-        return try withParent(of: pointer) { (parent: inout JSONValue) throws(JSONPatchError) -> JSONValue in
-            switch parent {
-            case .object(var object):
+        var ledger = self.ledger.take()
+        defer { self.ledger = ledger }
+        return try withParent(of: pointer) { (parent: inout JSONValue) throws(JSONPatchError) -> JSONPointer in
+            if var object = parent.takeObject() {
+                defer { parent = .object(object) }
                 guard let position = object.index(forKey: last) else {
                     throw Self.notFound(pointer, pointer.tokens.count - 1)
                 }
-                parent = .null
                 let removed = object.remove(at: position).value
-                parent = .object(object)
-                return removed
-            case .array(var array):
+                try ledger?.removeMember(last, removed, from: object.count + 1, at: pointer, moving: moving)
+                return pointer
+            } else if var array = parent.takeArray() {
+                defer { parent = .array(array) }
                 let index = try Self.existingIndex(last, in: array, pointer, pointer.tokens.count - 1)
-                parent = .null
                 let removed = array.remove(at: index)
-                parent = .array(array)
-                return removed
-            default:
+                let location = pointer.parent!.appending(index: index)
+                try ledger?.removeElement(removed, from: array.count + 1, at: location, moving: moving)
+                return location
+            } else {
                 throw Self.notAContainer(parent, pointer, pointer.tokens.count - 1)
             }
         }
@@ -121,24 +145,26 @@ struct DocumentEditor {
 
     mutating func replace(at pointer: JSONPointer, with value: JSONValue) throws(JSONPatchError) {
         guard let last = pointer.tokens.last else {
+            try ledger?.replaceRoot(document, with: value, source: .patch)
             document = value
             return
         }
+        var ledger = self.ledger.take()
+        defer { self.ledger = ledger }
         try withParent(of: pointer) { (parent: inout JSONValue) throws(JSONPatchError) in
-            switch parent {
-            case .object(var object):
+            if var object = parent.takeObject() {
+                defer { parent = .object(object) }
                 guard let position = object.index(forKey: last) else {
                     throw Self.notFound(pointer, pointer.tokens.count - 1)
                 }
-                parent = .null
+                try ledger?.replaceMember(object[position].value, with: value, at: pointer, source: .patch)
                 object.modifyValue(at: position) { $0 = value }
-                parent = .object(object)
-            case .array(var array):
+            } else if var array = parent.takeArray() {
+                defer { parent = .array(array) }
                 let index = try Self.existingIndex(last, in: array, pointer, pointer.tokens.count - 1)
-                parent = .null
+                try ledger?.replaceElement(array[index], with: value, at: pointer, source: .patch)
                 array[index] = value
-                parent = .array(array)
-            default:
+            } else {
                 throw Self.notAContainer(parent, pointer, pointer.tokens.count - 1)
             }
         }
@@ -163,93 +189,37 @@ struct DocumentEditor {
             return try body(&value)
         }
         let token = pointer.tokens[depth]
-        switch value {
-        case .object(var object):
+        if var object = value.takeObject() {
+            defer { value = .object(object) }
             guard let position = object.index(forKey: token) else {
                 throw Self.notFound(pointer, depth)
             }
-            value = .null
-            defer { value = .object(object) }
             return try object.modifyValue(at: position) { (child: inout JSONValue) throws(JSONPatchError) in
                 try descend(&child, pointer, depth: depth + 1, until: end, body)
             }
-        case .array(var array):
-            let index = try Self.existingIndex(token, in: array, pointer, depth)
-            value = .null
-            defer { value = .array(array) }
-            return try descend(&array[index], pointer, depth: depth + 1, until: end, body)
-        default:
-            throw Self.notAContainer(value, pointer, depth)
         }
+        if var array = value.takeArray() {
+            defer { value = .array(array) }
+            let index = try Self.existingIndex(token, in: array, pointer, depth)
+            return try descend(&array[index], pointer, depth: depth + 1, until: end, body)
+        }
+        throw Self.notAContainer(value, pointer, depth)
     }
 }
 
-extension DocumentEditor {
-    /// The position designated by `token` in `array`, which must exist (`-` never does).
-    static func existingIndex(_ token: String, in array: [JSONValue], _ pointer: JSONPointer, _ depth: Int) throws(JSONPatchError) -> Int {
-        switch JSONPointer.arrayIndex(token) {
-        case .position(let index)?:
-            guard index < array.count else {
-                throw outOfRange(index, count: array.count, prefix(pointer, depth), allowingEnd: false)
-            }
-            return index
-        case .end?:
-            throw JSONPatchError(
-                code: .indexOutOfRange,
-                reason: "'-' in '\(pointer)' designates the end of the array, where no element exists"
-            )
-        case nil:
-            throw invalidIndex(token, pointer)
-        }
+extension JSONValue {
+    /// The array, moved out of this value (which becomes `.null`), so that the caller holds
+    /// its storage alone; nil (and nothing changes) when this is not an array.
+    mutating func takeArray() -> [JSONValue]? {
+        guard case .array(let elements) = self else { return nil }
+        self = .null
+        return elements
     }
 
-
-    static func prefix(_ pointer: JSONPointer, _ depth: Int) -> JSONPointer {
-        JSONPointer(tokens: Array(pointer.tokens[...depth]))
-    }
-
-    static func notFound(_ pointer: JSONPointer, _ depth: Int) -> JSONPatchError {
-        let missing = prefix(pointer, depth)
-        let reason = missing == pointer
-            ? "path '\(pointer)' does not exist"
-            : "path '\(pointer)' cannot be reached: '\(missing)' does not exist"
-        return JSONPatchError(code: .pathNotFound, reason: reason)
-    }
-
-
-    static func notAContainer(_ value: JSONValue, _ pointer: JSONPointer, _ depth: Int) -> JSONPatchError {
-        let holder = JSONPointer(tokens: Array(pointer.tokens[..<depth]))
-        return JSONPatchError(
-            code: .pathNotFound,
-            reason: "path '\(pointer)' cannot be reached: '\(holder)' is \(value.kind.phrase), not an object or array"
-        )
-    }
-
-
-    static func invalidIndex(_ token: String, _ pointer: JSONPointer) -> JSONPatchError {
-        JSONPatchError(
-            code: .invalidArrayIndex,
-            reason: "'\(token)' in '\(pointer)' is not an array index (0, digits without a leading zero, or '-' to append)"
-        )
-    }
-
-
-    static func outOfRange(_ index: Int, count: Int, _ pointer: JSONPointer, allowingEnd: Bool) -> JSONPatchError {
-        let limit = allowingEnd ? "at most \(count)" : (count == 0 ? "none: the array is empty" : "at most \(count - 1)")
-        return JSONPatchError(
-            code: .indexOutOfRange,
-            reason: "index \(index) in '\(pointer)' is out of range; valid: \(limit)"
-        )
-    }
-
-
-    /// A short rendering of a value for messages: scalars in full, containers by size.
-    func summary(_ value: JSONValue) -> String {
-        switch value {
-        case .array(let array): array.count == 1 ? "an array of 1 element" : "an array of \(array.count) elements"
-        case .object(let object): object.count == 1 ? "an object with 1 member" : "an object with \(object.count) members"
-        case .string(let text) where text.count > 40: "a string of \(text.count) characters"
-        default: value.description
-        }
+    /// The object, moved out of this value (which becomes `.null`); nil when not an object.
+    mutating func takeObject() -> JSONObject? {
+        guard case .object(let object) = self else { return nil }
+        self = .null
+        return object
     }
 }

@@ -29,6 +29,14 @@ public struct JSONPatchError: Error, Sendable, Hashable, CustomStringConvertible
         public static let testFailed = Code(rawValue: "testFailed")
         /// A `move` into a location inside the value being moved.
         public static let invalidMove = Code(rawValue: "invalidMove")
+        /// The document would be nested deeper than its `DocumentLimits.maxDepth`.
+        public static let tooDeep = Code(rawValue: "tooDeep")
+        /// An array or object would hold more than its `DocumentLimits.maxElements`.
+        public static let tooManyElements = Code(rawValue: "tooManyElements")
+        /// The document's compact JSON would be longer than its `DocumentLimits.maxBytes`.
+        public static let tooLarge = Code(rawValue: "tooLarge")
+        /// The patch holds more operations than its `DocumentLimits.maxOperations`.
+        public static let tooManyOperations = Code(rawValue: "tooManyOperations")
     }
 
     /// What kind of error this is.

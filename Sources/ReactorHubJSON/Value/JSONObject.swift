@@ -165,6 +165,11 @@ public struct JSONObject: Sendable {
             }
     }
 
+    /// The address of the members' storage: the same for objects that share it.
+    var storageAddress: UInt {
+        entries.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+    }
+
     /// Calls `body` with the value at `index` for mutation in place (no copy of the value
     /// when the object's storage is uniquely referenced).
     mutating func modifyValue<Result, Failure: Error>(

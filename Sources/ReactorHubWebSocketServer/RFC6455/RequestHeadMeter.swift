@@ -3,23 +3,29 @@ import Foundation
 /// Measures each HTTP request head a connection sends, on the raw bytes in the receive
 /// tap, so that a head over `limit` is answered 431 (RFC 6585) instead of what
 /// libwebsockets 4.1.6 does when its header space runs out: drop the connection without
-/// a response (docs/conformance.md).
+/// a response (docs/conformance.md). It also reads how the head frames its body (RFC 9112
+/// section 6), where a server and a proxy in front of it could disagree (request
+/// smuggling): two different `Content-Length`s, `Content-Length` with
+/// `Transfer-Encoding`, an unreadable `Content-Length`, or a folded header line are 400;
+/// any `Transfer-Encoding` is 501 (the server reads only bodies of a known length). Each
+/// closes the connection, since what follows cannot be told apart from a body.
 ///
 /// A head is the request line and the header lines up to the empty line. A body announced
-/// with `Content-Length` is skipped; after a head with `Transfer-Encoding` the connection
-/// is no longer measured (lws' own header budget, set above `limit`, still applies).
+/// with `Content-Length` is skipped; without it the body is empty.
 struct RequestHeadMeter {
     /// What the bytes fed so far amount to.
     enum Verdict: Equatable {
         case withinLimit
         /// The current head passed `limit`: answer 431 and read nothing more from it.
         case overLimit
+        /// The head frames its body in a way the server does not accept: answer `status`
+        /// with `reason` and read nothing more from the connection.
+        case refused(status: Int, reason: String)
     }
 
     private enum Phase: Equatable {
         case head(bytes: Int)
         case body(remaining: Int)
-        case unmetered
     }
 
     /// The largest head accepted, in bytes, CRLFs included.
@@ -28,8 +34,10 @@ struct RequestHeadMeter {
     /// The start of the current line (enough for the names this meter reads).
     private var line: [UInt8] = []
     private var sawRequestLine = false
-    private var contentLength = 0
+    /// The `Content-Length` values of the current head, as written (trimmed).
+    private var contentLengths: [String] = []
     private var hasTransferEncoding = false
+    private var hasFoldedLine = false
 
     private static let lineKept = 64
 
@@ -43,8 +51,6 @@ struct RequestHeadMeter {
         var index = 0
         while index < bytes.count {
             switch phase {
-            case .unmetered:
-                return .withinLimit
             case .body(let remaining):
                 let taken = min(remaining, bytes.count - index)
                 index += taken
@@ -61,33 +67,46 @@ struct RequestHeadMeter {
                 if kept > 0 { line.append(contentsOf: bytes[index..<(index + kept)]) }
                 phase = .head(bytes: count + (stop - index))
                 index = stop
-                if newline != nil { endLine() }
+                if newline != nil, let refusal = endLine() { return refusal }
             }
         }
         return .withinLimit
     }
 
-    private mutating func endLine() {
+    /// Reads the line just ended; returns a refusal when it ends a head the server does
+    /// not accept.
+    private mutating func endLine() -> Verdict? {
         if line.last == UInt8(ascii: "\r") { line.removeLast() }
         defer { line.removeAll(keepingCapacity: true) }
         guard !line.isEmpty else {
             // An empty line ends the head; before a request line it is ignored (RFC 9112 2.2).
-            guard sawRequestLine else { return }
-            phase = hasTransferEncoding ? .unmetered : contentLength > 0 ? .body(remaining: contentLength) : .head(bytes: 0)
-            sawRequestLine = false
-            contentLength = 0
-            hasTransferEncoding = false
-            return
+            guard sawRequestLine else { return nil }
+            defer {
+                sawRequestLine = false
+                contentLengths = []
+                hasTransferEncoding = false
+                hasFoldedLine = false
+            }
+            switch BodyFraming(contentLengths: contentLengths, transferEncoding: hasTransferEncoding, folded: hasFoldedLine) {
+            case .length(let length):
+                phase = length > 0 ? .body(remaining: length) : .head(bytes: 0)
+                return nil
+            case .refused(let status, let reason):
+                return .refused(status: status, reason: reason)
+            }
         }
         guard sawRequestLine else {
             sawRequestLine = true
-            return
+            return nil
         }
-        if let value = Self.value(of: "content-length:", in: line) {
-            contentLength = Int(String(decoding: value, as: UTF8.self).trimmingCharacters(in: .whitespaces)) ?? 0
+        if line.first == UInt8(ascii: " ") || line.first == UInt8(ascii: "\t") {
+            hasFoldedLine = true
+        } else if let value = Self.value(of: "content-length:", in: line) {
+            contentLengths.append(String(decoding: value, as: UTF8.self).trimmingCharacters(in: .whitespaces))
         } else if Self.value(of: "transfer-encoding:", in: line) != nil {
             hasTransferEncoding = true
         }
+        return nil
     }
 
     /// The rest of `line` after `name` (lowercase, with its colon), compared without case.

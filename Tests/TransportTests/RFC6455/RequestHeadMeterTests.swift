@@ -40,10 +40,39 @@ struct RequestHeadMeterTests {
         #expect(feed(&meter, String(repeating: "x", count: post.utf8.count + 1)) == .overLimit)
     }
 
-    @Test func afterAChunkedHeadTheConnectionIsNoLongerMeasured() {
-        var meter = RequestHeadMeter(limit: 80)
-        #expect(feed(&meter, "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n") == .withinLimit)
-        #expect(feed(&meter, String(repeating: "z", count: 500)) == .withinLimit)
+    @Test func aBodyIsFramedOnlyByOneContentLengthOrNone() {
+        let refusals: [(String, Int)] = [
+            ("Content-Length: 5\r\nContent-Length: 7\r\n", 400),
+            ("Content-Length: 5, 7\r\n", 400),
+            ("Content-Length: 5\r\nTransfer-Encoding: chunked\r\n", 400),
+            ("Transfer-Encoding: chunked\r\nContent-Length: 5\r\n", 400),
+            ("Content-Length: -1\r\n", 400),
+            ("Content-Length: 0x10\r\n", 400),
+            ("X-Long: a\r\n continued\r\n", 400),
+            ("X-Long: a\r\n\tcontinued\r\n", 400),
+            ("Transfer-Encoding: chunked\r\n", 501),
+            ("transfer-encoding: gzip, chunked\r\n", 501),
+        ]
+        for (headers, status) in refusals {
+            var meter = RequestHeadMeter(limit: 1000)
+            guard case .refused(status, _) = feed(&meter, "POST / HTTP/1.1\r\nHost: a\r\n\(headers)\r\n") else {
+                Issue.record("\(headers.debugDescription) was not refused with \(status)")
+                continue
+            }
+        }
+        // The same length twice, as a list or repeated, frames one body.
+        for headers in ["Content-Length: 3\r\nContent-Length: 3\r\n", "Content-Length: 3, 3\r\n"] {
+            let post = "POST / HTTP/1.1\r\n\(headers)\r\n"
+            var meter = RequestHeadMeter(limit: post.utf8.count)
+            #expect(feed(&meter, post + "{}}" + head()) == .withinLimit)
+        }
+    }
+
+    @Test func aHeadWithoutContentLengthHasAnEmptyBody() {
+        let post = "POST /x HTTP/1.1\r\nHost: a\r\n\r\n"
+        var meter = RequestHeadMeter(limit: post.utf8.count)
+        #expect(feed(&meter, post + head()) == .withinLimit)
+        #expect(feed(&meter, head() + "GET / HTTP/1.1\r\nHost: a\r\nX: " + String(repeating: "x", count: 40)) == .overLimit)
     }
 
     @Test func emptyLinesBeforeTheRequestLineDoNotEndAHead() {

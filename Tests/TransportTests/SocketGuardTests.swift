@@ -1,0 +1,60 @@
+import Testing
+@testable import ReactorHubWebSocketServer
+
+/// The caps at accept, as values: sockets per address, the descriptor reserve and the
+/// health-check sockets it lends, and TLS handshakes per address.
+@Suite("Sockets at accept")
+struct SocketGuardTests {
+    @Test func whileTheSocketsAreFullTheReserveLendsAFewForHealthChecks() {
+        var guard_ = SocketGuard(perAddress: 10, descriptorLimit: 68, reserve: 64, healthCheckSockets: 3)
+        for key in 0..<4 {
+            #expect(guard_.admit("10.0.0.\(key)") == .keep)
+            guard_.opened(UInt(key), address: "10.0.0.\(key)")
+        }
+        var lent: [UInt] = []
+        for key in 100..<103 {
+            #expect(guard_.admit("10.0.0.99") == .healthCheckOnly)
+            guard_.opened(UInt(key), address: "10.0.0.99", healthCheckOnly: true)
+            lent.append(UInt(key))
+        }
+        #expect(guard_.admit("10.0.0.99") == .outOfDescriptors)
+        #expect(guard_.open == 4 && guard_.healthCheckCount == 3)
+        #expect(guard_.isHealthCheckOnly(101) && !guard_.isHealthCheckOnly(1))
+        // A health check done gives its socket back to the reserve; a client leaving frees a place.
+        guard_.closed(lent[0])
+        #expect(guard_.admit("10.0.0.99") == .healthCheckOnly)
+        guard_.closed(0)
+        #expect(guard_.admit("10.0.0.99") == .keep)
+        #expect(guard_.open == 3 && guard_.healthCheckCount == 2)
+    }
+
+    @Test func theReserveLendsAtMostHalfOfItself() {
+        #expect(SocketGuard(perAddress: 1, descriptorLimit: 100, reserve: 4).healthCheckSockets == 2)
+        #expect(SocketGuard(perAddress: 1, descriptorLimit: 100, reserve: 64).healthCheckSockets == 8)
+    }
+
+    @Test func eachAddressHasItsOwnHandshakeBucket() {
+        let start = ContinuousClock.now
+        var gates = AddressRateGates(perSecond: 50, burst: 100)
+        let burst = (0..<150).filter { _ in gates.take("198.51.100.7", now: start) }.count
+        #expect(burst == 100)
+        let other = gates.take("198.51.100.8", now: start)
+        #expect(other)
+        // 50 a second refill it: a tenth of a second later, 5 more.
+        let later = (0..<20).filter { _ in gates.take("198.51.100.7", now: start + .milliseconds(100)) }.count
+        #expect(later == 5)
+    }
+
+    @Test func fullBucketsAreForgottenSoTheTableStaysSmall() {
+        let start = ContinuousClock.now
+        var gates = AddressRateGates(perSecond: 50, burst: 100)
+        for second in 0..<20 {
+            for host in 0..<100 {
+                _ = gates.take("10.\(second).0.\(host)", now: start + .seconds(second * 3))
+            }
+        }
+        // Only the addresses of the last few seconds (2 s refill a bucket) are kept.
+        #expect(gates.count <= 300)
+        #expect(gates.count >= 100)
+    }
+}
