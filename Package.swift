@@ -32,6 +32,7 @@ let package = Package(
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .target(name: "CReceiveTap"),
         .target(name: "CSignalPipe"),
+        .target(name: "CTrapReport"),
         .target(name: "ReactorHubLocking", swiftSettings: strict),
         .target(name: "ReactorHubLogging", dependencies: ["ReactorHubLocking"], swiftSettings: strict),
         .target(name: "ReactorHubLifecycle", dependencies: ["ReactorHubLogging"], swiftSettings: strict),
@@ -42,7 +43,7 @@ let package = Package(
             dependencies: ["ReactorHubProtocol", "CLibWebSockets", "ReactorHubLocking", "ReactorHubLogging"],
             swiftSettings: strict
         ),
-        .target(name: "Reactor", dependencies: ["ReactorHubLocking", "ReactorHubLogging"], swiftSettings: strict),
+        .target(name: "Reactor", dependencies: ["CTrapReport", "ReactorHubLocking", "ReactorHubLogging"], swiftSettings: strict),
         .target(name: "ReactorTesting", dependencies: ["Reactor", "ReactorHubLocking"], swiftSettings: strict),
         .target(name: "ReactorHubJSON", swiftSettings: strict),
         .target(name: "ReactorHubProtocol", dependencies: ["ReactorHubJSON"], swiftSettings: strict),
@@ -56,7 +57,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "ReactorHubSQLite", dependencies: ["ReactorHubProtocol", "CSQLite", "ReactorHubStore", "ReactorHubJSON", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging", "ReactorHubMetrics"], swiftSettings: strict),
-        .target(name: "ReactorHubDaemon", dependencies: ["ReactorHubProtocol", "ReactorHubStore", "ReactorHubEngine", "ReactorHubKinds", "ReactorHubSQLite", "ReactorHubJSON", "ReactorHubAuth", "ReactorHubRedis", "ReactorHubLifecycle", "ReactorHubLogging", "ReactorHubMetrics", "ReactorHubWebSocketServer", "CSignalPipe"], swiftSettings: strict),
+        .target(name: "ReactorHubDaemon", dependencies: ["Reactor", "ReactorHubProtocol", "ReactorHubStore", "ReactorHubEngine", "ReactorHubKinds", "ReactorHubSQLite", "ReactorHubJSON", "ReactorHubAuth", "ReactorHubRedis", "ReactorHubLifecycle", "ReactorHubLogging", "ReactorHubMetrics", "ReactorHubWebSocketServer", "CSignalPipe"], swiftSettings: strict),
         .target(name: "ReactorHubServer", dependencies: ["ReactorHubProtocol", "ReactorHubDaemon", "ReactorHubEngine", "Reactor", "ReactorHubJSON"], swiftSettings: strict),
         .executableTarget(name: "reactorhub", dependencies: ["ReactorHubServer"], swiftSettings: strict),
         .target(

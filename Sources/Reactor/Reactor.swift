@@ -25,6 +25,28 @@ public protocol Reactor: AnyObject, Sendable {
     /// error is reported as a failure and logged. This is the place for side effects.
     func mutate(action: Action) throws -> Effect<Mutation>
 
+    /// Like `mutate(action:)`, knowing who sent the action: the user of the sender's
+    /// verified token and its connection; nil for an action the server makes itself.
+    ///
+    /// Implement this one when the reactor needs the sender (the author of a message, a
+    /// rule of its own: `throw ActionRefusal.forbidden("only the author may edit it")`). By
+    /// default it calls `mutate(action:)`.
+    func mutate(action: Action, from sender: Sender?) throws -> Effect<Mutation>
+
+    /// The action a join or a leave becomes, for a reactor that keeps track of who is
+    /// there; nil (the default): the reactor does not hear of it as an action. It then
+    /// runs like any action, from the member.
+    func action(for membership: Membership) -> Action?
+
+    /// The mutation a join or a leave becomes, reduced at once; nil (the default): none.
+    func mutation(for membership: Membership) -> Mutation?
+
+    /// A rule of the reactor's own for joins, after the rights allowed one: nil lets the
+    /// member join; a sentence refuses it (`forbidden`, with the sentence). The request's
+    /// `state` is the instance's state as committed, read only when asked for. By default
+    /// every join is allowed.
+    func refusal(of join: JoinRequest<State>) -> String?
+
     /// Rewrites each mutation before it is reduced.
     func transform(mutation: Mutation) -> Mutation
 
@@ -54,6 +76,26 @@ extension Reactor {
     /// Produces no mutation (when `Mutation` differs from `Action`).
     public func mutate(action: Action) throws -> Effect<Mutation> {
         .none
+    }
+
+    /// Calls `mutate(action:)`: a reactor that does not ask who sent an action.
+    public func mutate(action: Action, from sender: Sender?) throws -> Effect<Mutation> {
+        try mutate(action: action)
+    }
+
+    /// Joins and leaves are not actions of this reactor.
+    public func action(for membership: Membership) -> Action? {
+        nil
+    }
+
+    /// Joins and leaves are not mutations of this reactor.
+    public func mutation(for membership: Membership) -> Mutation? {
+        nil
+    }
+
+    /// Every join the rights allow is allowed.
+    public func refusal(of join: JoinRequest<State>) -> String? {
+        nil
     }
 
     /// Returns the mutation unchanged.

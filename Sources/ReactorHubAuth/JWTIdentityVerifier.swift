@@ -21,7 +21,7 @@ public struct JWTIdentityVerifier: IdentityVerifier {
         case .success(let verified):
             return .success(Identity(
                 subject: verified.subject, issuedAt: verified.issuedAt, validUntil: verifier.deadline(of: verified),
-                expires: verified.expiresAt, rights: verified.rights
+                expires: verified.expiresAt, rights: verified.rights, claims: verified.claims
             ))
         case .failure(let refusal):
             return .failure(IdentityRefusal(reason: refusal.reason.rawValue, message: refusal.message))

@@ -16,6 +16,11 @@ struct TokenClaims {
     let audiences: [String]?
     let issuer: String?
     let rights: Rights
+    /// The claims besides the registered ones and `rh`, for a kind that reads one.
+    let others: [String: JSONValue]
+
+    /// The claims the verifier reads itself.
+    static let registered: Set<String> = ["sub", "exp", "nbf", "iat", "aud", "iss", "jti", "rh"]
 
     init(_ claims: JSONObject) throws(TokenRefusal) {
         subject = try Self.subject(claims["sub"])
@@ -28,6 +33,11 @@ struct TokenClaims {
         audiences = try Self.audiences(claims["aud"])
         issuer = try Self.issuer(claims["iss"])
         rights = try Rights(claim: claims["rh"], subject: subject)
+        var others: [String: JSONValue] = [:]
+        for (name, value) in claims where !Self.registered.contains(name) {
+            others[name] = value
+        }
+        self.others = others
     }
 
     /// The subject in NFC (`TokenSubject`), its length checked (as written) in Unicode

@@ -86,7 +86,8 @@ public struct TokenVerifier: Sendable {
             expiresAt: Date(timeIntervalSince1970: claims.expiresAt),
             issuedAt: issuedAt,
             notBefore: claims.notBefore.map(Date.init(timeIntervalSince1970:)),
-            rights: claims.rights
+            rights: claims.rights,
+            claims: claims.others
         )
     }
 

@@ -1,4 +1,5 @@
 public import Foundation
+public import ReactorHubJSON
 
 /// A token whose signature, claims and rights all checked out: who the connection is and
 /// what it may do, until when.
@@ -14,14 +15,18 @@ public struct VerifiedToken: Sendable, Hashable {
     public let notBefore: Date?
     /// The rights of the `rh` claim, bound to `subject`; `Rights.none` without `rh`.
     public let rights: Rights
+    /// The claims other than the registered ones (`sub`, `exp`, `nbf`, `iat`, `aud`,
+    /// `iss`, `jti`) and `rh`: what an application put in the token (a name, a role).
+    public let claims: [String: JSONValue]
 
     /// Creates a verified token; `TokenVerifier.verify` is the way to get one from a token.
-    public init(subject: String, expiresAt: Date, issuedAt: Date?, notBefore: Date?, rights: Rights) {
+    public init(subject: String, expiresAt: Date, issuedAt: Date?, notBefore: Date?, rights: Rights, claims: [String: JSONValue] = [:]) {
         self.subject = subject
         self.expiresAt = expiresAt
         self.issuedAt = issuedAt
         self.notBefore = notBefore
         self.rights = rights
+        self.claims = claims
     }
 
     /// Whether `other` names the same user, byte for byte.

@@ -12,6 +12,7 @@ import ReactorHubMetrics
 import ReactorHubLogging
 import ReactorHubSQLite
 import ReactorHubKinds
+import Reactor
 public import ReactorHubWebSocketServer
 
 /// The `reactorhub` executable: reads the configuration, serves the shipped reactor kinds
@@ -150,6 +151,8 @@ public enum Daemon {
             out.sample("reactorhub_origin_rejected_total", server.rejectedOrigins)
         }
         let terminations = SignalWaiter.observeTermination()
+        // A trap in a kind's code ends the process: it says where first (docs/reactors.md).
+        TrapReport.install()
         if let cluster, !(await cluster.waitUntilConnected(timeout: .seconds(5))) {
             // Served all the same: /readyz says 503 until the link is up, joins wait for it.
             logger.warning("Redis not reachable yet; serving, not ready", metadata: ["redis": configuration.cluster?.redis ?? "-"])

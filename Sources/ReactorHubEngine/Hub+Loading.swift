@@ -1,5 +1,6 @@
 import ReactorHubProtocol
 import Dispatch
+import Reactor
 import ReactorHubLogging
 
 /// Instances are created off the service thread: a store read (SQLite, or Redis in a
@@ -25,6 +26,8 @@ extension Hub {
             logger: instanceLogger,
             dedupeWindow: configuration.dedupeWindow,
             dedupeEntries: configuration.dedupeEntries,
+            trapLabel: TrapLabel(slot.address.description),
+            actionLabels: registry.kind(named: slot.address.kind)?.actionLabels ?? ActionLabels(),
             fresh: fresh
         )
     }

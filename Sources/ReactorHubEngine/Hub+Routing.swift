@@ -1,5 +1,6 @@
 import ReactorHubProtocol
 import ReactorHubJSON
+import Reactor
 import ReactorHubLogging
 
 /// Routing of client messages, on the transport's service thread: joins, leaves and
@@ -39,7 +40,7 @@ extension Hub {
             return refuse(id, unknownKind(address.kind), ref: ref)
         }
         let now = ContinuousClock.now
-        let result = state.withLock { state -> Result<(InstanceSlot, ConnectionOutput, created: Bool), ProtocolError> in
+        let result = state.withLock { state -> Result<(InstanceSlot, ConnectionOutput, Sender, created: Bool), ProtocolError> in
             guard var session = state.sessions[id] else {
                 return .failure(ProtocolError(.internal, "this connection is closing"))
             }
@@ -55,7 +56,7 @@ extension Hub {
             }
             state.sessions[id] = session
             if let joined = session.joined[address] {
-                return .success((joined, session.output, false))
+                return .success((joined, session.output, sender(of: session), false))
             }
             guard session.joined.count < configuration.maxJoinsPerConnection else {
                 return .failure(ProtocolError(
@@ -99,17 +100,17 @@ extension Hub {
             state.sessions[id] = session
             state.joinedCount[address, default: 0] += 1
             state.idleSince[address] = nil
-            return .success((slot, session.output, created))
+            return .success((slot, session.output, sender(of: session), created))
         }
         switch result {
         case .failure(let error):
             refuse(id, error, ref: ref)
-        case .success(let (slot, output, created)):
+        case .success(let (slot, output, sender, created)):
             logger.debug("joined", metadata: ["session": id.description, "reactor": address.description])
             if created {
                 load(slot, kind: kind)
             }
-            forward(.join(output, ref: ref, since: since), to: slot)
+            forward(.join(output, ref: ref, since: since, sender: sender), to: slot)
         }
     }
 
@@ -142,7 +143,7 @@ extension Hub {
             return refuse(id, unknownKind(address.kind), ref: ref)
         }
         let now = ContinuousClock.now
-        let lookup = state.withLock { state -> Result<(InstanceSlot, ConnectionOutput), ProtocolError> in
+        let lookup = state.withLock { state -> Result<(InstanceSlot, ConnectionOutput, Sender), ProtocolError> in
             if state.draining {
                 return .failure(ProtocolError(.overloaded, "the server is shutting down and takes no new actions; retry on another server or later"))
             }
@@ -162,13 +163,13 @@ extension Hub {
                 ))
             }
             state.sessions[id] = session
-            return .success((slot, session.output))
+            return .success((slot, session.output, sender(of: session)))
         }
         switch lookup {
         case .failure(let error):
             refuse(id, error, ref: ref)
-        case .success(let (slot, output)):
-            forward(.action(output, payload: payload, id: actionID, ref: ref, receivedAt: receivedAt), to: slot)
+        case .success(let (slot, output, sender)):
+            forward(.action(output, payload: payload, id: actionID, ref: ref, receivedAt: receivedAt, sender: sender), to: slot)
         }
     }
 
@@ -230,10 +231,17 @@ extension Hub {
         switch (request, route) {
         case (_, .queued):
             break
-        case (.join(let output, let ref, let since), .ready(let instance)):
-            instance.join(output, ref: ref, since: since)
-        case (.action(let output, let payload, let actionID, let ref, let receivedAt), .ready(let instance)):
-            if let error = instance.dispatch(payload, from: output, id: actionID, ref: ref, receivedAt: receivedAt) {
+        case (.join(let output, let ref, let since, let sender), .ready(let instance)):
+            if let refusal = instance.join(output, ref: ref, since: since, sender: sender) {
+                // The kind's own rule refused it: the connection has not joined after all.
+                state.withLock { state in
+                    guard state.sessions[output.id]?.joined.removeValue(forKey: address) != nil else { return }
+                    state.forget(address)
+                }
+                send(codec.error(refusal, ref: ref), to: output, refusal: refusal)
+            }
+        case (.action(let output, let payload, let actionID, let ref, let receivedAt, let sender), .ready(let instance)):
+            if let error = instance.dispatch(payload, from: output, sender: sender, id: actionID, ref: ref, receivedAt: receivedAt) {
                 metrics.action(address.kind, "refused")
                 send(codec.error(error, ref: ref), to: output, refusal: error)
             }
@@ -244,7 +252,7 @@ extension Hub {
         case (.leave(let output, let ref, let reply), .ready(let instance)):
             instance.leave(output.id)
             if reply { send(codec.left(address.description, ref: ref, reason: nil), to: output) }
-        case (.join(let output, let ref, _), .failed(let error)), (.action(let output, _, _, let ref, _), .failed(let error)):
+        case (.join(let output, let ref, _, _), .failed(let error)), (.action(let output, _, _, let ref, _, _), .failed(let error)):
             send(codec.error(error, ref: ref), to: output, refusal: error)
         case (.leave(let output, let ref, let reply), .failed):
             if reply { send(codec.left(address.description, ref: ref, reason: nil), to: output) }
@@ -269,6 +277,16 @@ extension Hub {
         metrics.errors.increment(error.code.rawValue)
         logger.debug("refused", metadata: ["session": id.description, "code": error.code.rawValue, "message": error.message])
         reply(codec.error(error, ref: ref), to: id)
+    }
+
+    /// Who a session is, as a reactor sees the sender of an action (`Sender`).
+    func sender(of session: Session) -> Sender {
+        var claims: [String: Claim] = [:]
+        if case .user(let identity) = session.identity { claims = identity.senderClaims }
+        return Sender(
+            user: session.identity.user, claims: claims, session: cluster?.session(session.id) ?? session.id.description,
+            node: cluster?.id ?? configuration.nodeID, transport: .webSocket
+        )
     }
 
     private func unknownKind(_ kind: String) -> ProtocolError {

@@ -2,7 +2,7 @@ package import ReactorHubStore
 package import ReactorHubProtocol
 package import ReactorHubJSON
 package import ReactorHubLogging
-import Reactor
+package import Reactor
 
 /// A registered reactor kind: its name, its description for `hello`, and how to make an
 /// instance of it. Built by `ReactorRegistry.register`, which keeps the reactor type.
@@ -25,6 +25,10 @@ package struct ReactorKind: Sendable {
         /// How long and how many action ids each instance remembers.
         package var dedupeWindow: Duration = .seconds(300)
         package var dedupeEntries = 10_000
+        /// The instance's name in a trap report (`KIND/ID`).
+        package var trapLabel: TrapLabel?
+        /// The kind's actions' names for trap reports.
+        package var actionLabels = ActionLabels()
         /// Start from the kind's initial state under a new epoch, whatever the store
         /// holds (an admin reset).
         package var fresh = false
@@ -33,6 +37,8 @@ package struct ReactorKind: Sendable {
     package let name: String
     /// `{"actions":{…},"pulses":[…]}`, generated from the reactor's types.
     package let description: JSONValue
+    /// Its actions' names for trap reports, made once per name.
+    package let actionLabels = ActionLabels()
     package let makeInstance: @Sendable (ReactorAddress, InstanceContext) throws -> any HubInstance
     /// The instance of an address on a host (a cluster's node), made and started there.
     package let makeHosted: @Sendable (any InstanceHost, ReactorAddress, InstanceContext) async -> Result<any HubInstance, ProtocolError>

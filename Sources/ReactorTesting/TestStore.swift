@@ -75,13 +75,15 @@ public final class TestStore<R: Reactor>: Sendable where R.State: Equatable {
 
     /// Sends `action`, expects it to be accepted, and asserts the first state change after it,
     /// if `update` is given, as the previous state modified by `update`.
+    /// `sender`: who sends it (`Reactor.mutate(action:from:)`); nil: the server itself.
     public func send(
         _ action: R.Action,
+        from sender: Sender? = nil,
         assert update: ((inout R.State) throws -> Void)? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async {
         let step = "send(\(action))"
-        let outcome = await submit(action, step: step, sourceLocation)
+        let outcome = await submit(action, from: sender, step: step, sourceLocation)
         switch outcome {
         case .accepted?:
             break
@@ -99,15 +101,49 @@ public final class TestStore<R: Reactor>: Sendable where R.State: Equatable {
         }
     }
 
-    /// Sends `action` and expects it to be refused with `message`, changing nothing.
+    /// Sends `action` and expects it to be refused as invalid with `message`, changing nothing.
     public func send(
         _ action: R.Action,
+        from sender: Sender? = nil,
         refusedWith message: String,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async {
+        await send(action, from: sender, refusal: ActionRefusal(message), sourceLocation: sourceLocation)
+    }
+
+    /// Sends `action` and expects it to be forbidden by the reactor's own rule with
+    /// `message` (`ActionRefusal.forbidden`), changing nothing.
+    public func send(
+        _ action: R.Action,
+        from sender: Sender? = nil,
+        forbiddenWith message: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
+        await send(action, from: sender, refusal: .forbidden(message), sourceLocation: sourceLocation)
+    }
+
+    /// Tells the reactor that a connection joined or left, and asserts the state change it
+    /// causes, if `update` is given, as the previous state modified by `update`.
+    public func send(
+        _ membership: Membership,
+        assert update: ((inout R.State) throws -> Void)? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
+        let step = "send(\(membership))"
+        _ = await runtime.settle(timeout: timeout)
+        failIfUnasserted(at: step, sourceLocation)
+        runtime.send(membership)
+        _ = await runtime.settle(timeout: timeout)
+        if let update {
+            assertNextChange(update, after: step, sourceLocation)
+        }
+    }
+
+    private func send(_ action: R.Action, from sender: Sender?, refusal: ActionRefusal, sourceLocation: SourceLocation) async {
         let step = "send(\(action))"
-        let outcome = await submit(action, step: step, sourceLocation)
-        if outcome != .refused(ActionRefusal(message)) {
+        let outcome = await submit(action, from: sender, step: step, sourceLocation)
+        let message = refusal.message
+        if outcome != .refused(refusal) {
             let actual = outcome.map { "\($0)" } ?? "not processed within \(timeout)"
             Issue.record("\(step) should be refused with \"\(message)\", but was \(actual)", sourceLocation: sourceLocation)
         }
@@ -147,11 +183,11 @@ public final class TestStore<R: Reactor>: Sendable where R.State: Equatable {
         log.finish()
     }
 
-    private func submit(_ action: R.Action, step: String, _ sourceLocation: SourceLocation) async -> ActionOutcome? {
+    private func submit(_ action: R.Action, from sender: Sender?, step: String, _ sourceLocation: SourceLocation) async -> ActionOutcome? {
         _ = await runtime.settle(timeout: timeout)
         failIfUnasserted(at: step, sourceLocation)
         let outcome = OutcomeBox()
-        runtime.send(action) { outcome.set($0) }
+        runtime.send(action, from: sender, admit: nil, completion: { outcome.set($0) }, applied: {})
         _ = await runtime.settle(timeout: timeout)
         return outcome.value
     }

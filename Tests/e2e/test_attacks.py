@@ -147,7 +147,9 @@ MAX_INSTANCES = 20
 
 
 def test_a_join_past_max_instances_is_refused_and_existing_instances_keep_working(daemon_factory):
-    daemon = daemon_factory(supported(base_config(limits={"maxInstances": MAX_INSTANCES})))
+    # One connection creates them all: its own quota and join rate are raised to match.
+    daemon = daemon_factory(supported(base_config(limits={"maxInstances": MAX_INSTANCES, "maxInstancesPerUser": MAX_INSTANCES,
+                                                          "joinsPerSecond": 100_000, "joinBurst": 100_000})))
     client = RawClient(daemon.port, name="joiner").open()
     # One connection creates instances by joining (and leaving) new ids.
     for n in range(MAX_INSTANCES):

@@ -104,7 +104,8 @@ def test_unknown_key_is_refused_with_a_suggestion(tmp_path):
         f"reactorhub: {config}: unknown key 'limits.maxConnection' (did you mean 'limits.maxConnections'?); "
         "keys accepted in 'limits': maxMessageBytes, maxConnections, maxJoinsPerConnection, actionsPerSecond, "
         "actionBurst, outboundQueueBytes, outboundBudgetBytes, maxInstances, maxPendingActions, maxPendingActionsTotal, "
-        "maxConnectionsPerAddress, upgradesPerSecond, tlsHandshakesPerSecond, tlsHandshakeBurst"]
+        "maxConnectionsPerAddress, upgradesPerSecond, maxMemoryBytes, maxInstancesPerUser, joinsPerSecond, joinBurst, "
+        "tlsHandshakesPerSecond, tlsHandshakeBurst"]
 
 
 def test_rules_between_keys_exit_2_naming_the_key(tmp_path):

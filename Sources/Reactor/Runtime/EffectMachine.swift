@@ -37,11 +37,14 @@ final class EffectScope<R: Reactor> {
     let effectID: EffectID?
     /// The action whose effect this is, for logs; nil for `externalMutations`.
     let action: R.Action?
+    /// The action's name in a trap report.
+    let label: TrapLabel?
     var isCancelledHere = false
     var childIDs: Set<Int> = []
     var operationIDs: Set<Int> = []
 
-    init(id: Int, parent: EffectScope?, effectID: EffectID?, action: R.Action?) {
+    init(id: Int, parent: EffectScope?, effectID: EffectID?, action: R.Action?, label: TrapLabel? = nil) {
+        self.label = label
         self.id = id
         self.parent = parent
         self.effectID = effectID

@@ -5,7 +5,7 @@ import ReactorHubLogging
 extension ReactorRuntime {
     /// Starts the effect of `action` (nil for `externalMutations`).
     @inline(__always)
-    func start(_ effect: Effect<R.Mutation>, for action: R.Action?) {
+    func start(_ effect: Effect<R.Mutation>, for action: R.Action?, label: TrapLabel? = nil) {
         switch effect.operation {
         case .none:
             return
@@ -14,7 +14,7 @@ extension ReactorRuntime {
         case .many(let mutations):
             mutations.forEach(apply)
         default:
-            let scope = EffectScope<R>(id: machine.nextID(), parent: nil, effectID: nil, action: action)
+            let scope = EffectScope<R>(id: machine.nextID(), parent: nil, effectID: nil, action: action, label: label)
             machine.scopes[scope.id] = scope
             if execute(effect, parent: RootFrame(scope: scope), scope: scope) {
                 close(scope)
@@ -51,7 +51,7 @@ extension ReactorRuntime {
             if cancelInFlight {
                 cancelEffects(withID: id)
             }
-            let child = EffectScope<R>(id: machine.nextID(), parent: scope, effectID: id, action: scope.action)
+            let child = EffectScope<R>(id: machine.nextID(), parent: scope, effectID: id, action: scope.action, label: scope.label)
             machine.scopes[child.id] = child
             scope.childIDs.insert(child.id)
             machine.scopesByEffectID[id, default: []].insert(child.id)

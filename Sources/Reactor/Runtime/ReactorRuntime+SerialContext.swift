@@ -47,24 +47,42 @@ extension ReactorRuntime {
     @inline(__always)
     private func process(_ item: RuntimeItem<R>) {
         switch item {
-        case .action(let action, let completion, let admit, let applied):
-            if let admit, !admit() {
-                completion?(.withdrawn)
+        case .action(let action, let request):
+            if let admit = request.admit, !admit() {
+                request.completion?(.withdrawn)
                 return
             }
-            handle(action, completion: completion, applied: applied)
+            TrapContext.enter(trapLabel, request.label)
+            handle(action, request)
+            TrapContext.leave(trapLabel)
+        case .membership(let membership):
+            TrapContext.enter(trapLabel, nil)
+            if let action = reactor.action(for: membership) {
+                handle(action, ActionRequest(sender: membership.member))
+            } else if let mutation = reactor.mutation(for: membership) {
+                apply(mutation)
+            }
+            TrapContext.leave(trapLabel)
         case .mutation(let mutation, let id, let resume):
             if let operation = machine.operations[id], !operation.isCompleted, !operation.scope.isCancelled {
+                TrapContext.enter(trapLabel, operation.scope.label)
                 apply(mutation)
+                TrapContext.leave(trapLabel)
             }
             inbox.unpark()
             resume.resume()
         case .timerFired(let id):
+            TrapContext.enter(trapLabel, machine.operations[id]?.scope.label)
             timerFired(id)
+            TrapContext.leave(trapLabel)
         case .taskFinished(let id, let error):
+            TrapContext.enter(trapLabel, machine.operations[id]?.scope.label)
             taskFinished(id, error: error)
+            TrapContext.leave(trapLabel)
         case .external(let effect):
+            TrapContext.enter(trapLabel, nil)
             start(effect, for: nil)
+            TrapContext.leave(trapLabel)
         case .stubState(let state):
             notify(.state(state))
         case .cancelAll:
@@ -73,28 +91,28 @@ extension ReactorRuntime {
     }
 
     @inline(__always)
-    private func handle(_ action: R.Action, completion: (@Sendable (ActionOutcome) -> Void)?, applied: (@Sendable () -> Void)?) {
+    private func handle(_ action: R.Action, _ request: ActionRequest) {
         guard !stubEnabled.load(ordering: .acquiring) else {
-            completion?(.accepted)
-            applied?()
+            request.completion?(.accepted)
+            request.applied?()
             return
         }
         let action = reactor.transform(action: action)
         let effect: Effect<R.Mutation>
         do {
-            effect = try reactor.mutate(action: action)
+            effect = try reactor.mutate(action: action, from: request.sender)
         } catch let refusal as ActionRefusal {
             logger.debug("action refused", metadata: ["action": "\(action)", "reason": refusal.message])
-            completion?(.refused(refusal))
+            request.completion?(.refused(refusal))
             return
         } catch {
             logger.info("mutate failed", metadata: ["action": "\(action)", "error": "\(error)"])
-            completion?(.failed("\(error)"))
+            request.completion?(.failed("\(error)"))
             return
         }
-        completion?(.accepted)
-        start(effect, for: action)
-        applied?()
+        request.completion?(.accepted)
+        start(effect, for: action, label: request.label)
+        request.applied?()
     }
 
     /// Transforms and reduces one mutation, then publishes the transformed state.

@@ -28,6 +28,8 @@ public final class ReactorRuntime<R: Reactor>: Sendable {
     let machine: EffectMachine<R>
     private let queue: DispatchQueue
     let stubEnabled = Atomic(false)
+    /// The instance a trap report names; nil: traps are not reported.
+    let trapLabel: TrapLabel?
     let stubActions = Locked<[R.Action]>([])
 
     /// The most items a drain processes before it yields its thread to other work.
@@ -44,12 +46,27 @@ public final class ReactorRuntime<R: Reactor>: Sendable {
     ///     `reactor` metadata defaults to the reactor's type name.
     ///   - restoredState: Where the pipeline starts instead of `initialState`: a state
     ///     kept from before a restart. `initialState` itself is left as the reactor says.
-    public init(
+    public convenience init(
         reactor: R,
         clock: any ReactorClock = LiveClock(),
         logger: Logger = Logger(label: "reactor"),
         restoredState: R.State? = nil
     ) {
+        self.init(reactor: reactor, clock: clock, logger: logger, restoredState: restoredState, trapLabel: nil)
+    }
+
+    /// As the public initializer; with `trapLabel`, a trap in the reactor's code (a failed
+    /// precondition, an overflow) is reported on standard error as happening in that
+    /// instance and the action it was running, before the process ends (when the host
+    /// installed the report: `CTrapReport`).
+    package init(
+        reactor: R,
+        clock: any ReactorClock = LiveClock(),
+        logger: Logger = Logger(label: "reactor"),
+        restoredState: R.State? = nil,
+        trapLabel: TrapLabel?
+    ) {
+        self.trapLabel = trapLabel
         self.reactor = reactor
         self.clock = clock
         var logger = logger
@@ -96,7 +113,7 @@ public final class ReactorRuntime<R: Reactor>: Sendable {
     /// Queues `action`; returns at once, from any thread. Actions from one sender are processed in
     /// the order sent.
     public func send(_ action: R.Action) {
-        submit(action, completion: nil)
+        submit(action, ActionRequest())
     }
 
     /// Queues `action` and reports what became of it.
@@ -105,7 +122,7 @@ public final class ReactorRuntime<R: Reactor>: Sendable {
     /// before any mutation of that action is reduced: an acknowledgement sent from it precedes
     /// the states the action causes. With the stub enabled it runs at once with `.accepted`.
     public func send(_ action: R.Action, completion: @escaping @Sendable (ActionOutcome) -> Void) {
-        submit(action, completion: completion)
+        submit(action, ActionRequest(completion: completion))
     }
 
     /// Queues `action` as `send(_:completion:)` does, and asks `admit` in the serial context
@@ -118,7 +135,7 @@ public final class ReactorRuntime<R: Reactor>: Sendable {
         admit: @escaping @Sendable () -> Bool,
         completion: @escaping @Sendable (ActionOutcome) -> Void
     ) {
-        submit(action, completion: completion, admit: admit)
+        submit(action, ActionRequest(completion: completion, admit: admit))
     }
 
     /// Queues `action` as `send(_:admit:completion:)` does (`admit` nil: always admitted),
@@ -134,7 +151,27 @@ public final class ReactorRuntime<R: Reactor>: Sendable {
         completion: @escaping @Sendable (ActionOutcome) -> Void,
         applied: @escaping @Sendable () -> Void
     ) {
-        submit(action, completion: completion, admit: admit, applied: applied)
+        submit(action, ActionRequest(completion: completion, admit: admit, applied: applied))
+    }
+
+    /// Queues `action` from `sender` (nil: the server itself) as
+    /// `send(_:admit:completion:applied:)` does; `label` names it in a trap report.
+    package func send(
+        _ action: R.Action,
+        from sender: Sender?,
+        label: TrapLabel? = nil,
+        admit: (@Sendable () -> Bool)?,
+        completion: @escaping @Sendable (ActionOutcome) -> Void,
+        applied: @escaping @Sendable () -> Void
+    ) {
+        submit(action, ActionRequest(sender: sender, completion: completion, admit: admit, applied: applied, label: label))
+    }
+
+    /// Tells the reactor that a connection joined or left: it becomes the action of
+    /// `Reactor.action(for:)` (run from the member) or the mutation of
+    /// `Reactor.mutation(for:)`, or nothing. Processed in order with the actions.
+    public func send(_ membership: Membership) {
+        enqueue(.membership(membership))
     }
 
     /// Whether a timer or an effect task is still in flight.
@@ -163,17 +200,14 @@ public final class ReactorRuntime<R: Reactor>: Sendable {
     }
 
     @inline(__always)
-    private func submit(
-        _ action: R.Action, completion: (@Sendable (ActionOutcome) -> Void)?, admit: (@Sendable () -> Bool)? = nil,
-        applied: (@Sendable () -> Void)? = nil
-    ) {
+    private func submit(_ action: R.Action, _ request: ActionRequest) {
         if stubEnabled.load(ordering: .acquiring) {
             stubActions.withLock { $0.append(action) }
-            completion?(.accepted)
-            applied?()
+            request.completion?(.accepted)
+            request.applied?()
             return
         }
-        enqueue(.action(action, completion: completion, admit: admit, applied: applied))
+        enqueue(.action(action, request))
     }
 
     /// Queues `item`, starting a drain if the serial context was idle; false if the runtime is

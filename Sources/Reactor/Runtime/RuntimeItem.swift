@@ -1,9 +1,9 @@
 /// One unit of work for a runtime's serial context.
 enum RuntimeItem<R: Reactor>: Sendable {
-    /// `applied`: called once the action's immediate mutations are reduced (accepted ones only).
-    case action(
-        R.Action, completion: (@Sendable (ActionOutcome) -> Void)?, admit: (@Sendable () -> Bool)?, applied: (@Sendable () -> Void)?
-    )
+    /// An action with who sent it and what its sender wants to hear.
+    case action(R.Action, ActionRequest)
+    /// A connection joined or left (`Reactor.action(for:)`, `Reactor.mutation(for:)`).
+    case membership(Membership)
     /// A mutation sent by an effect task, resumed once reduced.
     case mutation(R.Mutation, operation: Int, resume: UnsafeContinuation<Void, Never>)
     case timerFired(operation: Int)
@@ -15,11 +15,11 @@ enum RuntimeItem<R: Reactor>: Sendable {
     /// Releases whoever waits on an item that will never be processed.
     func abandon() {
         switch self {
-        case .action(_, let completion, _, _):
-            completion?(.failed("the reactor runtime was released"))
+        case .action(_, let request):
+            request.completion?(.failed("the reactor runtime was released"))
         case .mutation(_, _, let resume):
             resume.resume()
-        case .timerFired, .taskFinished, .external, .stubState, .cancelAll:
+        case .timerFired, .taskFinished, .external, .stubState, .cancelAll, .membership:
             break
         }
     }

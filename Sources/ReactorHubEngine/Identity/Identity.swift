@@ -1,5 +1,7 @@
 public import Foundation
 public import ReactorHubProtocol
+public import ReactorHubJSON
+import Reactor
 
 /// Who a connection or a request is, as the engine sees it: what an `IdentityVerifier`
 /// made of a token (PROTOCOL.md "Identity and rights"). The engine knows no token format;
@@ -15,14 +17,34 @@ public struct Identity: Sendable {
     public var expires: Date
     /// What the user may do.
     public var rights: any AccessRights
+    /// The token's claims a kind may read (`Sender.claims`): those beyond the registered ones.
+    public var claims: [String: JSONValue]
 
     /// An identity of `subject`.
-    public init(subject: String, issuedAt: Date?, validUntil: Date, expires: Date, rights: any AccessRights) {
+    public init(
+        subject: String, issuedAt: Date?, validUntil: Date, expires: Date, rights: any AccessRights, claims: [String: JSONValue] = [:]
+    ) {
         self.subject = subject
         self.issuedAt = issuedAt
         self.validUntil = validUntil
         self.expires = expires
         self.rights = rights
+        self.claims = claims
+    }
+
+    /// The claims as a reactor reads them (`Sender.claims`).
+    var senderClaims: [String: Claim] {
+        claims.mapValues { value in
+            switch value {
+            case .string(let text): .string(text)
+            case .int(let number): .integer(number)
+            case .double(let number): .number(number)
+            case .bool(let flag): .bool(flag)
+            case .null: .null
+            case .array, .object:
+                .json({ var writer = JSONWriter(); writer.writeValue(value); return String(decoding: writer.bytes, as: UTF8.self) }())
+            }
+        }
     }
 
     /// Whether `other` is the same user (their subjects are the same text).

@@ -1,5 +1,6 @@
 package import ReactorHubProtocol
 package import ReactorHubJSON
+package import Reactor
 
 /// One shared reactor instance as the hub sees it, whatever its reactor type.
 package protocol HubInstance: AnyObject, Sendable {
@@ -12,7 +13,8 @@ package protocol HubInstance: AnyObject, Sendable {
 
     /// Subscribes `output` and answers with a snapshot, or with `resumed` and the missed
     /// patches when `since` can be served from history. Atomic with respect to patches.
-    func join(_ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?)
+    /// Returns the refusal of a join the kind's own rule does not allow (nothing was sent).
+    func join(_ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?, sender: Sender) -> ProtocolError?
     /// Unsubscribes `id`; returns whether it was subscribed.
     @discardableResult
     func leave(_ id: ConnectionID) -> Bool
@@ -20,7 +22,7 @@ package protocol HubInstance: AnyObject, Sendable {
     /// once; otherwise the ack or the refusal is sent from the reactor's serial context.
     /// An action with an `id` already answered gets that reply again, as a duplicate.
     func dispatch(
-        _ action: JSONValue, from output: ConnectionOutput, id: String?, ref: Ref?, receivedAt: ContinuousClock.Instant
+        _ action: JSONValue, from output: ConnectionOutput, sender: Sender, id: String?, ref: Ref?, receivedAt: ContinuousClock.Instant
     ) -> ProtocolError?
     /// Sets (nil: clears) the presence of `output` (PROTOCOL.md "Presence"); acks with `ref`.
     func setPresence(_ output: ConnectionOutput, user: String?, state: [UInt8]?, ref: Ref?)

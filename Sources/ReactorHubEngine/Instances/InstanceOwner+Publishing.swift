@@ -8,7 +8,7 @@ extension InstanceOwner {
     /// Called right after `mutate` accepted or refused the action, before any of its
     /// mutations is reduced: a refusal takes its place in the burst now; an accepted
     /// action's ack waits for `applied`, at the place it would have had.
-    package func answer(_ outcome: ActionOutcome, to sender: Sender, id: String?) {
+    package func answer(_ outcome: ActionOutcome, to sender: Origin, id: String?) {
         context.metrics.actionSeconds.observe(.now - sender.receivedAt)
         if sender.connection != nil {
             pendingActions.subtract(1, ordering: .relaxed)
@@ -21,9 +21,10 @@ extension InstanceOwner {
             accepting = Accepting(index: burst.count, version: published.version)
             return
         case .refused(let refusal):
+            let code: ProtocolError.Code = refusal.code == .forbidden ? .forbidden : .invalidAction
             context.metrics.action(address.kind, "refused")
-            context.metrics.errors.increment("invalid_action")
-            reply = context.codec.error(ProtocolError(.invalidAction, refusal.message), ref: sender.ref)
+            context.metrics.errors.increment(code.rawValue)
+            reply = context.codec.error(ProtocolError(code, refusal.message), ref: sender.ref)
         case .failed(let message):
             context.metrics.action(address.kind, "refused")
             context.metrics.errors.increment("internal")
@@ -53,7 +54,7 @@ extension InstanceOwner {
     /// Called once the accepted action's immediate mutations are reduced: its ack says the
     /// version before it and the version that first includes it (`applied`), and goes
     /// before the patches it caused (riding in the first one's record).
-    package func applied(_ sender: Sender, id: String?) {
+    package func applied(_ sender: Origin, id: String?) {
         guard let accepted = accepting else { return }
         accepting = nil
         let ack = context.codec.ack(addressText, ref: sender.ref, version: accepted.version, applied: published.version)

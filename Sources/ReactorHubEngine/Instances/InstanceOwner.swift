@@ -19,18 +19,25 @@ package import Synchronization
 /// a time, and by `start()` before the runtime is observed; everything else is immutable,
 /// behind a lock or atomic.
 package final class InstanceOwner<R: Reactor>: @unchecked Sendable where R.Action: Decodable, R.State: Encodable {
-    /// Who sent an action, and where its reply goes.
-    package struct Sender: Sendable {
+    /// Where an action comes from: who sent it (for `mutate`), where its reply goes, and
+    /// the local connection whose load it counts towards.
+    package struct Origin: Sendable {
         package var target: ReplyTarget
         package var ref: Ref?
+        /// Who sent it, as `Reactor.mutate(action:from:)` sees it; nil: the server itself.
+        package var sender: Sender?
         /// The local connection that sent it, when its queued actions count towards its
         /// load (backpressure) and are withdrawn if it closes first.
         package var connection: ConnectionOutput?
         package var receivedAt: ContinuousClock.Instant = .now
 
-        package init(target: ReplyTarget, ref: Ref?, connection: ConnectionOutput? = nil, receivedAt: ContinuousClock.Instant = .now) {
+        package init(
+            target: ReplyTarget, ref: Ref?, sender: Sender?, connection: ConnectionOutput? = nil,
+            receivedAt: ContinuousClock.Instant = .now
+        ) {
             self.target = target
             self.ref = ref
+            self.sender = sender
             self.connection = connection
             self.receivedAt = receivedAt
         }
@@ -58,7 +65,7 @@ package final class InstanceOwner<R: Reactor>: @unchecked Sendable where R.Actio
     package let logger: Logger
     /// The outcomes of action ids (PROTOCOL.md "Actions that are safe to resend"), and the
     /// resends waiting for one that is pending.
-    package let actionIDs: Locked<ActionIDWindow<Sender>>
+    package let actionIDs: Locked<ActionIDWindow<Origin>>
     /// Replaced (a reset) or no longer the owner: nothing more is published.
     package let retired = Atomic<Bool>(false)
     /// Actions of local senders sent to the runtime whose `mutate` has not run yet.
@@ -80,7 +87,9 @@ package final class InstanceOwner<R: Reactor>: @unchecked Sendable where R.Actio
         self.context = context
         self.log = log
         self.logger = context.logger
-        self.runtime = ReactorRuntime(reactor: reactor, logger: context.logger, restoredState: restored)
+        self.runtime = ReactorRuntime(
+            reactor: reactor, logger: context.logger, restoredState: restored, trapLabel: context.trapLabel
+        )
         self.actionIDs = Locked(ActionIDWindow(window: context.dedupeWindow, capacity: context.dedupeEntries))
         self.published = Published(state: committed, version: version, pulseCounts: [:])
     }
@@ -121,7 +130,7 @@ package final class InstanceOwner<R: Reactor>: @unchecked Sendable where R.Actio
 
     /// Applies `action` unless its id was answered (then that reply goes again, marked
     /// duplicate) or is pending (then the resend waits for the first answer).
-    package func dispatch(_ action: R.Action, from sender: Sender, id: String?) {
+    package func dispatch(_ action: R.Action, from sender: Origin, id: String?, label: TrapLabel? = nil) {
         guard !retired.load(ordering: .relaxed) else {
             return log.appendReply(LoggedReply(message: OwnerRefusal.message(ref: sender.ref, codec: context.codec), to: sender.target))
         }
@@ -147,11 +156,18 @@ package final class InstanceOwner<R: Reactor>: @unchecked Sendable where R.Actio
             let load = context.load
             admit = { load.admits(connection) }
         }
-        runtime.send(action, admit: admit) { [weak self] outcome in
+        runtime.send(action, from: sender.sender, label: label, admit: admit) { [weak self] outcome in
             self?.answer(outcome, to: sender, id: id)
         } applied: { [weak self] in
             self?.applied(sender, id: id)
         }
+    }
+
+    /// Tells the reactor that `membership.member` joined or left (PROTOCOL.md knows nothing
+    /// of it: no reply, no ack).
+    package func send(_ membership: Membership) {
+        guard !retired.load(ordering: .relaxed) else { return }
+        runtime.send(membership)
     }
 
     /// Publishes and commits nothing more.

@@ -1,5 +1,6 @@
 package import ReactorHubProtocol
 package import ReactorHubJSON
+package import Reactor
 import ReactorHubLocking
 
 /// Where the hub keeps an instance from its first join on: while it loads (off the
@@ -9,8 +10,8 @@ import ReactorHubLocking
 package final class InstanceSlot: Sendable {
     /// A request that reached the slot while its instance was loading.
     package enum Pending: Sendable {
-        case join(ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?)
-        case action(ConnectionOutput, payload: JSONValue, id: String?, ref: Ref?, receivedAt: ContinuousClock.Instant)
+        case join(ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?, sender: Sender)
+        case action(ConnectionOutput, payload: JSONValue, id: String?, ref: Ref?, receivedAt: ContinuousClock.Instant, sender: Sender)
         /// A presence state (compact JSON; nil clears it) of a user.
         case presence(ConnectionOutput, user: String?, state: [UInt8]?, ref: Ref?)
         /// `reply`: answer with `left` (a `leave`), or silently (the connection closed).

@@ -94,8 +94,10 @@ package final class InstanceView: Sendable {
     // MARK: Subscribers (service thread)
 
     /// Subscribes `output` and answers with a snapshot, or with `resumed` and the missed
-    /// patches when `since` can be served from history.
-    package func join(_ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?) {
+    /// patches when `since` can be served from history; returns whether `output` was not
+    /// subscribed before (a join, not a connection joining again).
+    @discardableResult
+    package func join(_ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?) -> Bool {
         contents.withLock { contents in
             let wasSubscribed = contents.subscribers.contains { $0 === output }
             if !wasSubscribed {
@@ -110,12 +112,18 @@ package final class InstanceView: Sendable {
                 )
                 context.delivery.send([.snapshot(stream, resumed)] + missed.map { .patch(stream, $0) }, to: [output])
                 context.metrics.resumes.increment("resumed")
-                return
+                return true
             }
             if since != nil { context.metrics.resumes.increment("snapshot") }
             context.metrics.snapshots.increment("join")
             context.delivery.send(.snapshot(stream, snapshot(&contents, ref: ref)), to: output)
+            return !wasSubscribed
         }
+    }
+
+    /// The committed state, as JSON (a kind's join rule reads it).
+    package var committedState: JSONValue {
+        contents.withLock { $0.state }
     }
 
     /// Unsubscribes `id`; returns whether it was subscribed.

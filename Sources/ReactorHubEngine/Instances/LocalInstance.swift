@@ -16,6 +16,8 @@ package final class LocalInstance<R: Reactor>: ViewedInstance, Sendable where R.
     package let view: InstanceView
     package let owner: InstanceOwner<R>
     package let log: LocalLog
+    /// Who joined, for the reactor's joins and leaves.
+    package let members = Members()
 
     package init(address: ReactorAddress, reactor: R, restored: Restored?, context: ReactorKind.InstanceContext) throws {
         let epoch: String
@@ -69,15 +71,27 @@ package final class LocalInstance<R: Reactor>: ViewedInstance, Sendable where R.
         owner.isIdle && log.isSettled
     }
 
+    package func join(_ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?, sender: Sender) -> ProtocolError? {
+        let view = self.view
+        if let refusal = JoinRule.refusal(by: owner.runtime.reactor, of: sender, state: { view.committedState }) {
+            return refusal
+        }
+        if view.join(output, ref: ref, since: since), let membership = members.join(output.id, sender) {
+            owner.send(membership)
+        }
+        return nil
+    }
+
     @discardableResult
     package func leave(_ id: ConnectionID) -> Bool {
         let left = view.leave(id)
         if left { view.setPresence(id.description, user: nil, state: nil) }
+        if let membership = members.leave(id) { owner.send(membership) }
         return left
     }
 
     package func dispatch(
-        _ payload: JSONValue, from output: ConnectionOutput, id: String?, ref: Ref?, receivedAt: ContinuousClock.Instant
+        _ payload: JSONValue, from output: ConnectionOutput, sender: Sender, id: String?, ref: Ref?, receivedAt: ContinuousClock.Instant
     ) -> ProtocolError? {
         let action: R.Action
         do {
@@ -85,8 +99,10 @@ package final class LocalInstance<R: Reactor>: ViewedInstance, Sendable where R.
         } catch {
             return ProtocolError(error, kind: view.address.kind)
         }
-        let sender = InstanceOwner<R>.Sender(target: .connection(output), ref: ref, connection: output, receivedAt: receivedAt)
-        owner.dispatch(action, from: sender, id: id)
+        let origin = InstanceOwner<R>.Origin(
+            target: .connection(output), ref: ref, sender: sender, connection: output, receivedAt: receivedAt
+        )
+        owner.dispatch(action, from: origin, id: id, label: view.context.actionLabels.label(of: payload))
         return nil
     }
 

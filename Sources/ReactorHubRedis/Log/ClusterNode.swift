@@ -204,11 +204,19 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
     func release(_ lease: Lease) async {
         heartbeat.drop(lease)
         do {
-            try await leases.release(lease)
+            if try await leases.release(lease) {
+                // The other nodes forget this node as the holder and try to take the lease
+                // now, rather than at their next sweep (or after a forwarded action's timeout).
+                _ = try await client.send(["PUBLISH", RedisArgument(store.channel(of: lease.address)), Self.releasedNotice])
+            }
         } catch {
             logger.info("lease not released (it lapses by itself)", metadata: ["reactor": lease.address, "error": error.message])
         }
     }
+
+    /// The message on an instance's channel that says its lease was just released.
+    static let releasedNotice: RedisArgument = "R"
+
 
     private func leaseLost(_ lease: Lease) {
         replicas.withLock { $0[lease.address] }?.leaseLost(lease)
@@ -222,6 +230,10 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
             guard let open = channel.firstIndex(of: "{"), let close = channel.lastIndex(of: "}"), open < close else { return }
             let address = String(channel[channel.index(after: open)..<close])
             guard let replica = replicas.withLock({ $0[address] }) else { return }
+            if payload == [UInt8(ascii: "R")] {
+                replica.leaseReleased()
+                return
+            }
             if PresenceStore.Notice.isNotice(payload) {
                 if let notice = PresenceStore.Notice(payload) { replica.presenceNotice(notice) }
                 return

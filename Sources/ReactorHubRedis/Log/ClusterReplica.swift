@@ -22,6 +22,8 @@ protocol ClusterReplica: HubInstance {
     func accept(_ action: ForwardedAction) -> Bool
     /// The node this replica believed the owner refused an action: look it up again.
     func forgetHolder()
+    /// The owner released the lease (a hand-over): forget it and try to take the lease now.
+    func leaseReleased()
     /// The heartbeat could not renew `lease`: stop owning.
     func leaseLost(_ lease: Lease)
     /// Commits what is queued, writes a snapshot, releases the lease (SIGTERM, eviction).

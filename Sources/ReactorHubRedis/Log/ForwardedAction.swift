@@ -1,6 +1,7 @@
 import ReactorHubEngine
 import ReactorHubProtocol
 import ReactorHubJSON
+import Reactor
 
 /// An action on its way to the owner of its instance (through the owner's inbox, or
 /// straight to its runtime when the owner is this node), and the inbox's other message:
@@ -24,6 +25,8 @@ enum InboxMessage: Sendable {
                 if let id = action.id { item["id"] = .string(id) }
                 if let ref = action.ref { item["ref"] = .string(ref.description) }
                 item["to"] = .string(String(decoding: action.replyTo.bytes, as: UTF8.self))
+                if let sender = action.sender { item["sender"] = SenderCoding.json(sender) }
+                if let change = action.membership { item["membership"] = .string(change == .joined ? "joined" : "left") }
                 return .object(item)
             })
         case .reply(let to, let reply, let bounced):
@@ -54,7 +57,13 @@ enum InboxMessage: Sendable {
                 else { return nil }
                 let id: String? = if case .string(let text)? = item["id"] { text } else { nil }
                 let ref: Ref? = if case .string(let text)? = item["ref"] { Ref(json: Array(text.utf8)) } else { nil }
-                actions.append(ForwardedAction(action: action, id: id, ref: ref, replyTo: to))
+                let sender = item["sender"].flatMap(SenderCoding.sender(from:))
+                let membership: Membership.Change? = switch item["membership"] {
+                case .string("joined")?: .joined
+                case .string("left")?: .left
+                default: nil
+                }
+                actions.append(ForwardedAction(action: action, id: id, ref: ref, replyTo: to, sender: sender, membership: membership))
             }
             self = .actions(actions)
             return
@@ -82,4 +91,8 @@ struct ForwardedAction: Sendable {
     let ref: Ref?
     /// Where the reply goes.
     let replyTo: ReplyAddress
+    /// Who sent it (`Reactor.mutate(action:from:)`), wherever they are connected.
+    var sender: Sender?
+    /// Not an action: `sender` joined or left the instance on its node (no reply).
+    var membership: Membership.Change?
 }

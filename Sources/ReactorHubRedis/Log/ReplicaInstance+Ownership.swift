@@ -89,7 +89,7 @@ extension ReplicaInstance {
             if acceptAll(actions) { return }
             if (try? await node.inbox.post(to: owner, instance: addressText, payload: InboxMessage.actions(actions).bytes)) == true {
                 for action in actions { node.posted(action.replyTo.token, to: owner) }
-                node.metrics.forwarded.increment(by: actions.count)
+                node.metrics.forwarded.increment(by: actions.filter { $0.membership == nil }.count)
                 return
             }
             holder.withLock { $0 = nil }

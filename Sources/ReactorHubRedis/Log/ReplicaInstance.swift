@@ -49,6 +49,10 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
     let presenceWrites = BatchLane<PresenceWrite>()
     /// The entries of other nodes' sessions held in the view's presence room.
     let remotePresence = Locked(RemotePresence())
+    /// Who joined here, for the reactor's joins and leaves (sent to the owner).
+    let members = Members()
+    /// A reactor of the kind for its own join rule (it runs no action).
+    let rules: R
 
     init(
         address: ReactorAddress, context: ReactorKind.InstanceContext, node: ClusterNode,
@@ -59,6 +63,7 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
         self.node = node
         self.make = make
         self.adjust = adjust
+        self.rules = make()
         self.view = InstanceView(
             address: address, context: context, start: .init(epoch: "", version: 0, state: .object(JSONObject()))
         ) { [node] to in
@@ -158,15 +163,34 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
         return false
     }
 
+    func join(_ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?, sender: Sender) -> ProtocolError? {
+        let view = self.view
+        if let refusal = JoinRule.refusal(by: rules, of: sender, state: { view.committedState }) {
+            return refusal
+        }
+        if view.join(output, ref: ref, since: since), members.join(output.id, sender) != nil {
+            forwardMembership(.joined, sender)
+        }
+        return nil
+    }
+
     @discardableResult
     func leave(_ id: ConnectionID) -> Bool {
         let left = view.leave(id)
         if left { clearPresence(of: id) }
+        if let membership = members.leave(id) { forwardMembership(.left, membership.member) }
         return left
     }
 
+    /// Sends a join or a leave to the owner, in order with the actions (no reply).
+    private func forwardMembership(_ change: Membership.Change, _ sender: Sender) {
+        forwards.yield(ForwardedAction(
+            action: .null, id: nil, ref: nil, replyTo: ReplyAddress(token: 0, node: node.id), sender: sender, membership: change
+        ))
+    }
+
     func dispatch(
-        _ payload: JSONValue, from output: ConnectionOutput, id: String?, ref: Ref?, receivedAt: ContinuousClock.Instant
+        _ payload: JSONValue, from output: ConnectionOutput, sender: Sender, id: String?, ref: Ref?, receivedAt: ContinuousClock.Instant
     ) -> ProtocolError? {
         do {
             _ = try ActionDecoder().decode(R.Action.self, from: payload)
@@ -176,7 +200,7 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
         let token = node.expectReply(PendingReplies.Entry(
             output: output, ref: ref, address: addressText, deadline: .now + node.replyTimeout
         ))
-        forwards.yield(ForwardedAction(action: payload, id: id, ref: ref, replyTo: ReplyAddress(token: token, node: node.id)))
+        forwards.yield(ForwardedAction(action: payload, id: id, ref: ref, replyTo: ReplyAddress(token: token, node: node.id), sender: sender))
         return nil
     }
 
@@ -221,9 +245,13 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
 
     /// Hands a forwarded action to the owner here; one that no longer decodes is refused.
     func apply(_ action: ForwardedAction, on owner: InstanceOwner<R>) {
-        let sender = InstanceOwner<R>.Sender(target: .node(action.replyTo), ref: action.ref)
+        if let change = action.membership, let member = action.sender {
+            return owner.send(Membership(change, member))
+        }
+        let sender = InstanceOwner<R>.Origin(target: .node(action.replyTo), ref: action.ref, sender: action.sender)
         do throws(ActionDecodingError) {
-            owner.dispatch(try ActionDecoder().decode(R.Action.self, from: action.action), from: sender, id: action.id)
+            let label = context.actionLabels.label(of: action.action)
+            owner.dispatch(try ActionDecoder().decode(R.Action.self, from: action.action), from: sender, id: action.id, label: label)
         } catch {
             context.metrics.action(view.address.kind, "refused")
             owner.log.appendReply(LoggedReply(message: context.codec.error(ProtocolError(error, kind: view.address.kind), ref: action.ref), to: sender.target))
@@ -232,6 +260,12 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
 
     func forgetHolder() {
         holder.withLock { $0 = nil }
+    }
+
+    func leaseReleased() {
+        guard !isOwned else { return }
+        forgetHolder()
+        Task { [self] in await sweep() }
     }
 
     func leaseLost(_ lease: Lease) {
