@@ -60,6 +60,14 @@ swift test --skip-build --package-path Examples/Poll --scratch-path .build 2>&1 
 test "${PIPESTATUS[0]}" -eq 0
 export REACTORHUB_POLL_BINARY="$PWD/.build/debug/poll-server"
 
+step "Examples/Chat: a kind that knows who acts (build and swift test)"
+swift build --build-tests --package-path Examples/Chat --scratch-path .build 2>&1 | tee -a "$REACTORHUB_TEST_OUTPUT/examples-build.log"
+test "${PIPESTATUS[0]}" -eq 0
+swift test --skip-build --package-path Examples/Chat --scratch-path .build 2>&1 | tee "$timings/examples-chat.log"
+test "${PIPESTATUS[0]}" -eq 0
+export REACTORHUB_CHAT_BINARY="$PWD/.build/debug/chat-server"
+export REACTORHUB_TRAP_BINARY="$PWD/.build/debug/trap-server"
+
 step "End-to-end suites: websocat walkthrough, multi-client sync, reactorhub-cli (real daemon processes)"
 python3 -m pytest -q -p no:cacheprovider --junitxml="$timings/e2e.xml" Tests/e2e
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *line_prefix = "reactorhub";
+static char line_prefix[64] = "reactorhub";
 // The handlers in place before ours (the Swift runtime's backtracer, when on): restored
 // before the signal is raised again, so that they still run.
 static struct sigaction previous[32];
@@ -62,7 +62,10 @@ static void on_trap(int number) {
 void rh_trap_report_install(const char *prefix) {
     if (installed) return;
     installed = 1;
-    if (prefix != NULL) line_prefix = prefix;
+    if (prefix != NULL) {
+        strncpy(line_prefix, prefix, sizeof line_prefix - 1);
+        line_prefix[sizeof line_prefix - 1] = 0;
+    }
     // An alternate stack: a stack overflow has no room left on the thread's own.
     static char alternate[65536];
     stack_t stack;

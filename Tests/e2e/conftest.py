@@ -18,11 +18,12 @@ OUTPUT = pathlib.Path(os.environ.get("REACTORHUB_TEST_OUTPUT", ROOT / "test-outp
 class Daemon:
     """A running daemon: its port, its process, and its log file. `config` is a dict written
     to a file, or the path of a file to use as it is (a shipped one); `arguments` follow
-    `--port 0`; `env` is added to the environment. With TLS configured the start line reads
+    `--port 0`; `env` is added to the environment; `binary` runs another build (an
+    example's server). With TLS configured the start line reads
     https:// and `url` is wss://."""
 
     def __init__(self, config: dict | pathlib.Path, workdir: pathlib.Path, name: str, env: dict | None = None,
-                 open_files: int | None = None, arguments: tuple[str, ...] = ()):
+                 open_files: int | None = None, arguments: tuple[str, ...] = (), binary: pathlib.Path | None = None):
         self.workdir = workdir
         if isinstance(config, pathlib.Path):
             self.config_path = config
@@ -36,7 +37,7 @@ class Daemon:
             resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
 
         self.process = subprocess.Popen(
-            [str(BINARY), "--config", str(self.config_path), "--port", "0", *arguments],
+            [str(binary or BINARY), "--config", str(self.config_path), "--port", "0", *arguments],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=self.log, env={**os.environ, **(env or {})},
             preexec_fn=limit_open_files if open_files else None,
         )
@@ -96,13 +97,14 @@ def supported(config: dict) -> dict:
 @pytest.fixture
 def daemon_factory(request):
     """Starts daemons with a given configuration and stops them after the test;
-    `open_files` starts one under that open-file limit."""
+    `open_files` starts one under that open-file limit, `binary` another build (an example's
+    server)."""
     started = []
     workdir = pathlib.Path(tempfile.mkdtemp(prefix="rh-e2e-"))
 
-    def start(config=None, name=None, env=None, open_files=None, arguments=()):
+    def start(config=None, name=None, env=None, open_files=None, arguments=(), binary=None):
         daemon = Daemon(config or base_config(), workdir, name or request.node.name, env=env, open_files=open_files,
-                        arguments=arguments)
+                        arguments=arguments, binary=binary)
         started.append(daemon)
         return daemon
 

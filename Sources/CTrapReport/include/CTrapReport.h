@@ -12,8 +12,8 @@
 // which is async-signal-safe, then re-raises the signal with its default action.
 
 /// Installs the handlers for SIGILL, SIGTRAP, SIGSEGV, SIGBUS and SIGFPE (on an alternate
-/// stack, so that a stack overflow is reported too); `prefix` (kept, not copied) starts
-/// the line. Call it once; later calls do nothing.
+/// stack, so that a stack overflow is reported too); `prefix` (copied, at most 63 bytes)
+/// starts the line. Call it once; later calls do nothing.
 void rh_trap_report_install(const char *prefix);
 
 /// From now on, on this thread, a trap is reported as happening in `instance` while
