@@ -19,7 +19,7 @@ public struct RemotePredictor<State: Sendable, Action: Sendable>: Sendable {
     let predictJSON: @Sendable (JSONValue, Action) -> JSONValue?
 
     /// A predictor on JSON states.
-    init(json predict: @escaping @Sendable (JSONValue, Action) -> JSONValue?) {
+    private init(predictingJSON predict: @escaping @Sendable (JSONValue, Action) -> JSONValue?) {
         self.predictJSON = predict
     }
 }
@@ -28,7 +28,7 @@ extension RemotePredictor where State: Codable {
     /// A predictor from a function of typed states: `predict(state, action)` returns the state
     /// to show, or nil (or throws) for no prediction.
     public init(_ predict: @escaping @Sendable (State, Action) throws -> State?) {
-        self.init(json: { json, action in
+        self.init(predictingJSON: { json, action in
             guard let state = try? StateCoding<State>.decode(json), let predicted = try? predict(state, action) else {
                 return nil
             }
