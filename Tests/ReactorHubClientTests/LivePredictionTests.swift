@@ -33,6 +33,19 @@ struct LivePredictionTests {
         )
     }
 
+    /// A daemon (`config`), a proxy to it with `latency`, a client through the proxy, and a
+    /// todo list joined on it; the caller kills the daemon and stops the proxy.
+    func start(
+        config: String = DaemonProcess.memoryConfig, latency: Duration, predicted: Bool = true,
+        configure: (inout HubClientOptions) -> Void = { _ in }
+    ) async throws -> (daemon: DaemonProcess, proxy: LatencyProxy, hub: HubClient, address: String, list: TodoList) {
+        let daemon = try await DaemonProcess.start(config: config, name: "client-prediction")
+        let proxy = try LatencyProxy(targetPort: daemon.port, latency: latency)
+        let hub = try await connect(proxy.url, configure: configure)
+        let address = unique("todo")
+        return (daemon, proxy, hub, address, try await joinTodo(hub, address, predicted: predicted))
+    }
+
     /// The state as compact JSON text.
     static func text(_ state: JSONValue) -> String {
         var writer = JSONWriter()
@@ -50,13 +63,8 @@ struct LivePredictionTests {
     }
 
     @Test func theShownStateHasTheActionBeforeTheAckAndTheServersStateOnceConfirmed() async throws {
-        let daemon = try await DaemonProcess.start()
-        defer { daemon.kill() }
-        let proxy = try LatencyProxy(targetPort: daemon.port, latency: .milliseconds(150))
-        defer { proxy.stop() }
-        let hub = try await connect(proxy.url)
-        let address = unique("todo")
-        let list = try await joinTodo(hub, address)
+        let (daemon, proxy, hub, address, list) = try await start(latency: .milliseconds(150))
+        defer { daemon.kill(); proxy.stop() }
         let counter = try await hub.join(
             unique("counter"), state: CounterReactor.State.self, action: CounterReactor.Action.self, predictor: .reactor(CounterReactor())
         )
@@ -164,13 +172,8 @@ struct LivePredictionTests {
     @Test func aRefusalTheClientCouldNotForeseeRollsBackInOneChange() async throws {
         // The server allows one item; the app's predictor knows only the default limit.
         let config = #"{"persistence":{"kind":"memory"},"reactors":{"todo":{"maxItems":1}}}"#
-        let daemon = try await DaemonProcess.start(config: config, name: "client-prediction-limit")
-        defer { daemon.kill() }
-        let proxy = try LatencyProxy(targetPort: daemon.port, latency: .milliseconds(50))
-        defer { proxy.stop() }
-        let hub = try await connect(proxy.url)
-        let address = unique("todo")
-        let list = try await joinTodo(hub, address)
+        let (daemon, proxy, hub, address, list) = try await start(config: config, latency: .milliseconds(50))
+        defer { daemon.kill(); proxy.stop() }
         let revisions = list.revisions(bufferingNewest: 64)
 
         proxy.hold(.up)                                            // both go out together
@@ -211,13 +214,8 @@ struct LivePredictionTests {
     }
 
     @Test func theOfflineQueueIsAppliedOnceEachAcrossADropRightAfterSending() async throws {
-        let daemon = try await DaemonProcess.start()
-        defer { daemon.kill() }
-        let proxy = try LatencyProxy(targetPort: daemon.port, latency: .milliseconds(20))
-        defer { proxy.stop() }
-        let hub = try await connect(proxy.url)
-        let address = unique("todo")
-        let list = try await joinTodo(hub, address)
+        let (daemon, proxy, hub, address, list) = try await start(latency: .milliseconds(20))
+        defer { daemon.kill(); proxy.stop() }
 
         // Five actions reach the server and are applied; their answers are lost with the connection.
         proxy.hold(.down)
@@ -251,13 +249,8 @@ struct LivePredictionTests {
     }
 
     @Test func pastMaxQueuedActionsADispatchIsRefusedWithQueueFullAndTheRestIsSent() async throws {
-        let daemon = try await DaemonProcess.start()
-        defer { daemon.kill() }
-        let proxy = try LatencyProxy(targetPort: daemon.port, latency: .milliseconds(20))
-        defer { proxy.stop() }
-        let hub = try await connect(proxy.url) { $0.maxQueuedActions = 3 }
-        let address = unique("todo")
-        let list = try await joinTodo(hub, address)
+        let (daemon, proxy, hub, address, list) = try await start(latency: .milliseconds(20)) { $0.maxQueuedActions = 3 }
+        defer { daemon.kill(); proxy.stop() }
         proxy.refuse(true)
         proxy.dropConnections()
         #expect(await eventually { if case .reconnecting = hub.status { true } else { false } })
@@ -283,13 +276,8 @@ struct LivePredictionTests {
     }
 
     @Test func withPredictionOffTheStateWaitsForTheServer() async throws {
-        let daemon = try await DaemonProcess.start()
-        defer { daemon.kill() }
-        let proxy = try LatencyProxy(targetPort: daemon.port, latency: .milliseconds(150))
-        defer { proxy.stop() }
-        let hub = try await connect(proxy.url)
-        let address = unique("todo")
-        let list = try await joinTodo(hub, address, predicted: false)
+        let (daemon, proxy, hub, _, list) = try await start(latency: .milliseconds(150), predicted: false)
+        defer { daemon.kill(); proxy.stop() }
         proxy.hold(.down)
         async let added = list.dispatch(.add(title: "milk"))
         #expect(await eventually { list.pendingCount == 1 })
