@@ -42,7 +42,7 @@ step "Hub, transport (server and client), cluster, Swift client and runtime conc
 swift build --sanitize=thread --scratch-path .build/tsan --product ReactorHubPackageTests 2>&1 | tee "$REACTORHUB_TEST_OUTPUT/tsan-build.log"
 test "${PIPESTATUS[0]}" -eq 0
 TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/scripts/tsan.supp print_suppressions=0" swift test --skip-build --sanitize=thread --scratch-path .build/tsan \
-  --filter "ConcurrencyTests|HubTests|TransportTests|ClusterTests|ClientProtocolTests|LiveDaemonTests|LiveFakeHubTests|ClientURLsTests|LiveNodesTests" 2>&1 | tee "$timings/tsan.log"
+  --filter "ConcurrencyTests|HubTests|TransportTests|ClusterTests|ClientProtocolTests|LiveDaemonTests|LiveFakeHubTests|ClientURLsTests|LiveNodesTests|PredictionProtocolTests|LivePredictionTests|ObservationTests" 2>&1 | tee "$timings/tsan.log"
 test "${PIPESTATUS[0]}" -eq 0
 if grep -q "ThreadSanitizer" "$timings/tsan.log"; then
   echo "the thread sanitizer reported (above)" >&2; exit 1

@@ -15,9 +15,16 @@ let package = Package(
             name: "poll-server",
             dependencies: ["PollKit", .product(name: "ReactorHubServer", package: "ReactorHub")]
         ),
+        // The app's side: the same PollKit, predicted on the client through ReactorHubClient.
+        .target(name: "PollApp", dependencies: ["PollKit", .product(name: "ReactorHubClient", package: "ReactorHub")]),
+        .executableTarget(name: "poll-app", dependencies: ["PollApp", "PollKit", .product(name: "ReactorHubClient", package: "ReactorHub")]),
         .testTarget(
             name: "PollKitTests",
             dependencies: ["PollKit", .product(name: "ReactorTesting", package: "ReactorHub")]
+        ),
+        .testTarget(
+            name: "PollAppTests",
+            dependencies: ["PollApp", "PollKit", .product(name: "ReactorHubClient", package: "ReactorHub"), .product(name: "Reactor", package: "ReactorHub")]
         ),
     ],
     swiftLanguageModes: [.v6]

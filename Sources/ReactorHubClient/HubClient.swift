@@ -92,13 +92,16 @@ public final class HubClient: Sendable {
     /// decodes as `State`. Throws the server's refusal (`unknown_reactor`, `forbidden`,
     /// `too_many_joins`…) or `decoding_failed`. Joining an address twice gives two handles
     /// of one subscription; it is left when the last handle leaves. Actions are encoded
-    /// through `Action`'s `Encodable` conformance (`ActionEncoder.encode(_:)`).
+    /// through `Action`'s `Encodable` conformance (`ActionEncoder.encode(_:)`). With a
+    /// `predictor` (`.reactor(KindReactor())` for a kind whose code the app shares), the
+    /// handle's actions show in its state before the server answers.
     public func join<State: Decodable & Sendable, Action: Encodable & Sendable>(
         _ address: String,
         state: State.Type,
-        action: Action.Type
+        action: Action.Type,
+        predictor: RemotePredictor<State, Action>? = nil
     ) async throws(HubClientError) -> RemoteReactor<State, Action> {
-        try await join(address, encodeAction: Self.throughConformance())
+        try await join(address, predictor: predictor, encodeAction: Self.throughConformance())
     }
 
     /// Joins the reactor at `address` with an `Action` enum that is only `Decodable`, as
@@ -110,10 +113,11 @@ public final class HubClient: Sendable {
     public func join<State: Decodable & Sendable, Action: Decodable & Sendable>(
         _ address: String,
         state: State.Type,
-        action: Action.Type
+        action: Action.Type,
+        predictor: RemotePredictor<State, Action>? = nil
     ) async throws(HubClientError) -> RemoteReactor<State, Action> {
         let schema = ActionSchema(describing: Action.self)
-        return try await join(address) { (action: Action) throws(ActionEncodingError) -> JSONValue in
+        return try await join(address, predictor: predictor) { (action: Action) throws(ActionEncodingError) -> JSONValue in
             try ActionEncoder().encode(reflecting: action, schema: schema)
         }
     }
@@ -124,9 +128,10 @@ public final class HubClient: Sendable {
     public func join<State: Decodable & Sendable, Action: Codable & Sendable>(
         _ address: String,
         state: State.Type,
-        action: Action.Type
+        action: Action.Type,
+        predictor: RemotePredictor<State, Action>? = nil
     ) async throws(HubClientError) -> RemoteReactor<State, Action> {
-        try await join(address, encodeAction: Self.throughConformance())
+        try await join(address, predictor: predictor, encodeAction: Self.throughConformance())
     }
 
     /// Encodes an action through its `Encodable` conformance.
@@ -136,10 +141,11 @@ public final class HubClient: Sendable {
 
     private func join<State: Decodable & Sendable, Action: Sendable>(
         _ address: String,
+        predictor: RemotePredictor<State, Action>?,
         encodeAction: @escaping @Sendable (Action) throws(ActionEncodingError) -> JSONValue
     ) async throws(HubClientError) -> RemoteReactor<State, Action> {
         let joined = try await engine.join(address).get()
-        let reactor = RemoteReactor<State, Action>(hub: self, address: address, joined: joined, encodeAction: encodeAction)
+        let reactor = RemoteReactor<State, Action>(hub: self, address: address, joined: joined, predictor: predictor, encodeAction: encodeAction)
         do {
             try reactor.validate()
         } catch {
@@ -150,9 +156,12 @@ public final class HubClient: Sendable {
     }
 
     /// Joins `address` without types: its state as a `JSONValue`, actions in wire form
-    /// (`"increase"`, `{"type":"add","title":"…"}`).
-    public func join(_ address: String) async throws(HubClientError) -> RemoteReactor<JSONValue, JSONValue> {
-        try await join(address, state: JSONValue.self, action: JSONValue.self)
+    /// (`"increase"`, `{"type":"add","title":"…"}`), predicted by `predictor` when given.
+    public func join(
+        _ address: String,
+        predictor: RemotePredictor<JSONValue, JSONValue>? = nil
+    ) async throws(HubClientError) -> RemoteReactor<JSONValue, JSONValue> {
+        try await join(address, state: JSONValue.self, action: JSONValue.self, predictor: predictor)
     }
 
     /// The round-trip time of a `ping`.

@@ -55,6 +55,8 @@ public struct HubClientError: Error, Sendable, Hashable, CustomStringConvertible
         public static let decodingFailed = Code(rawValue: "decoding_failed")
         /// The action cannot be put in wire form.
         public static let encodingFailed = Code(rawValue: "encoding_failed")
+        /// `maxQueuedActions` actions wait for the connection already: the action was not queued.
+        public static let queueFull = Code(rawValue: "queue_full")
         /// The server did not answer in time.
         public static let timeout = Code(rawValue: "timeout")
         /// The task waiting for the answer was cancelled.

@@ -28,6 +28,10 @@ public struct HubClientOptions: Sendable {
     /// with the same `id`, after the reactor is joined again (PROTOCOL.md, "Actions that
     /// are safe to resend"). Off: such actions fail with `disconnected`.
     public var resendsUnansweredActions = true
+    /// How many actions may wait for the connection at once (dispatched while disconnected,
+    /// or before their reactor's join is answered, or waiting for a resend): past it,
+    /// `dispatch` fails with `queue_full` and nothing is queued.
+    public var maxQueuedActions = 1000
     /// Makes the `id` of each action; a random UUID by default.
     public var makeActionID: @Sendable () -> String = { UUID().uuidString.lowercased() }
     /// How many pulses a pulse stream keeps for a reader that does not keep up.

@@ -56,7 +56,10 @@ extension RemoteReactor {
         for (index, name) in names.enumerated() {
             probe[name] = FiredPulse(count: UInt(index + 1), value: revision.pulses[name]?.value ?? .null)
         }
-        let probeRevision = Revision(number: 0, state: revision.state, version: revision.version, epoch: revision.epoch, pulses: probe, cause: .pulse)
+        let probeRevision = Revision(
+            number: 0, state: revision.state, confirmedState: revision.confirmedState, pendingCount: revision.pendingCount,
+            version: revision.version, epoch: revision.epoch, pulses: probe, cause: .pulse
+        )
         guard let state = try? decode(probeRevision) else { return nil }
         let count = Int(state[keyPath: keyPath].valueUpdatedCount)
         return names.indices.contains(count - 1) ? names[count - 1] : nil

@@ -1,16 +1,30 @@
 import ReactorHubJSON
 
-/// Actions: sent with an `id`, answered by `ref`, resent once after a reconnect.
+/// Actions: sent with an `id`, answered by `ref`, resent once after a reconnect, queued while
+/// the reactor is not joined on the connection (the offline queue).
 extension ClientEngine {
-    /// Sends `payload` to `address` and waits for the server's answer. An action
-    /// dispatched while disconnected goes out once the reactor is joined again.
-    func dispatch(_ address: String, payload: JSONValue) async -> Result<ActionAck, HubClientError> {
+    /// Sends `payload` to `address` and waits for the server's answer; `prediction` is its
+    /// effect on the shown state until the confirmed state includes it. An action dispatched
+    /// while disconnected, or before the reactor's join is answered on this connection, is
+    /// queued (at most `maxQueuedActions` of them: past that it fails with `queue_full`) and
+    /// goes out once the reactor is joined again.
+    func dispatch(_ address: String, payload: JSONValue, prediction: ReactorEntry.Prediction?) async -> Result<ActionAck, HubClientError> {
         guard !isClosed else { return .failure(HubClientError(.closed, "the client is closed", reactor: address)) }
         guard let entry = entries[address] else {
             return .failure(HubClientError(.left, "\(address) is not joined by this client", reactor: address))
         }
+        let sendsNow = isOpen && entry.joinedOn == connectionNumber
+        if !sendsNow, ledger.waitingCount >= options.maxQueuedActions {
+            return .failure(HubClientError(
+                .queueFull,
+                "\(ledger.waitingCount) actions wait for the connection already (maxQueuedActions); this one was not queued",
+                reactor: address
+            ))
+        }
         let id = options.makeActionID()
         ledger.add(id: id, address: address, payload: payload)
+        entry.predictions[id] = prediction
+        settle(entry, cause: .prediction)
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (waiter: CheckedContinuation<Result<ActionAck, HubClientError>, Never>) in
                 actionWaiters[id] = waiter
@@ -53,9 +67,11 @@ extension ClientEngine {
         }
     }
 
-    /// The caller stopped waiting; an answer that comes later is ignored.
+    /// The caller stopped waiting (before the answer came); an answer that comes later is
+    /// ignored and the action is no longer predicted.
     private func cancelAction(_ id: String) {
-        guard let action = ledger.remove(id: id) else { return }
+        guard actionWaiters[id] != nil, let action = ledger.remove(id: id) else { return }
+        rollBack(action)
         let message = action.sends > 0
             ? "the wait for the answer to action \(id) was cancelled; it may still be applied"
             : "action \(id) was cancelled before it was sent"

@@ -75,7 +75,9 @@ extension ClientEngine {
         entry.replica.applySnapshot(state: state, epoch: epoch, version: version)
         entry.resyncing = false
         entry.presence.publish(PresenceView(snapshot: object))
-        entry.publish(.snapshot)
+        // Pending actions are replayed on the new state, in another epoch too; those acknowledged
+        // in a history that is gone are not pending any more.
+        settle(entry, cause: .snapshot)
         if reply.answersJoin {
             joined(entry)
         }
@@ -123,7 +125,7 @@ extension ClientEngine {
         else { return }
         switch entry.replica.applyPatch(version: version, base: object["base"]?.intValue, patch: patch) {
         case .applied:
-            entry.publish(.patch)
+            settle(entry, cause: .patch)
         case .stale, .notReady:
             break
         case .gap:
@@ -141,15 +143,22 @@ extension ClientEngine {
         let value = object["value"] ?? .null
         let count = (entry.pulses[name]?.count ?? 0) &+ 1
         entry.pulses[name] = FiredPulse(count: count, value: value)
-        entry.publish(.pulse)
+        entry.publishPulse()
         entry.publisher.publishPulse(name: name, value: value)
     }
 
+    /// An ack: the action stays pending (and predicted) until the confirmed state reaches its
+    /// `applied` version, which it may have already (an action that changed nothing at once).
     private func onAck(_ object: JSONObject, ref: Int?) {
-        guard let ref, let action = ledger.answer(ref: ref) else { return }
         let ack = ActionAck(
             version: object["version"]?.intValue ?? 0, applied: object["applied"]?.intValue, duplicate: object["duplicate"]?.boolValue ?? false
         )
+        guard let ref, let address = ledger.sent(ref: ref)?.address else { return }
+        let epoch = entries[address]?.replica.epoch ?? ""
+        guard let action = ledger.acknowledge(ref: ref, applied: ack.applied, epoch: epoch) else { return }
+        if let entry = entries[address], ack.applied <= entry.replica.version {
+            settle(entry, cause: .prediction)
+        }
         actionWaiters.removeValue(forKey: action.id)?.resume(returning: .success(ack))
     }
 
@@ -161,6 +170,8 @@ extension ClientEngine {
             return
         }
         if let action = ledger.answer(ref: ref) {
+            // The rollback is published before the sender hears of the refusal.
+            rollBack(action)
             actionWaiters.removeValue(forKey: action.id)?.resume(returning: .failure(HubClientError(code, message, reactor: action.address)))
             return
         }

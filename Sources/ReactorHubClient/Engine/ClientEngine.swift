@@ -235,6 +235,7 @@ actor ClientEngine {
             entry.resyncing = false
         }
         for failed in ledger.connectionLost(number, resends: options.resendsUnansweredActions) {
+            rollBack(failed)
             let message = failed.sends >= 2
                 ? "the connection \(description) twice before the server answered action \(failed.id); it may or may not have been applied"
                 : "the connection \(description) before the server answered action \(failed.id); it may or may not have been applied"

@@ -13,11 +13,11 @@ public struct RemoteStates<Element: Sendable>: AsyncSequence, Sendable {
         let token: Int
         let transform: @Sendable (Revision) -> Element?
 
-        init(publisher: ReplicaPublisher, capacity: Int, transform: @escaping @Sendable (Revision) -> Element?) {
+        init(publisher: ReplicaPublisher, capacity: Int, changesOnly: Bool, transform: @escaping @Sendable (Revision) -> Element?) {
             self.slot = RevisionSlot(capacity: capacity)
             self.publisher = publisher
             self.transform = transform
-            self.token = publisher.add(slot)
+            self.token = publisher.add(slot, changesOnly: changesOnly)
         }
 
         deinit {
@@ -27,8 +27,10 @@ public struct RemoteStates<Element: Sendable>: AsyncSequence, Sendable {
 
     let subscription: Subscription
 
-    init(publisher: ReplicaPublisher, capacity: Int, transform: @escaping @Sendable (Revision) -> Element?) {
-        subscription = Subscription(publisher: publisher, capacity: capacity, transform: transform)
+    /// `changesOnly`: only revisions that change the shown state or the pulses (state
+    /// streams); otherwise every revision (revision streams).
+    init(publisher: ReplicaPublisher, capacity: Int, changesOnly: Bool, transform: @escaping @Sendable (Revision) -> Element?) {
+        subscription = Subscription(publisher: publisher, capacity: capacity, changesOnly: changesOnly, transform: transform)
     }
 
     /// How many states wait to be read (at most the capacity).

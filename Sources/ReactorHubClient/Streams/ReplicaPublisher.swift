@@ -16,7 +16,8 @@ final class ReplicaPublisher: Sendable {
         var latest: Revision?
         var nextNumber: UInt64 = 0
         var nextToken = 0
-        var slots: [Int: RevisionSlot] = [:]
+        /// State streams, and whether each wants only revisions that change what it shows.
+        var slots: [Int: (slot: RevisionSlot, changesOnly: Bool)] = [:]
         var sinks: [Int: PulseSink] = [:]
         var ending: HubClientError?
     }
@@ -36,13 +37,22 @@ final class ReplicaPublisher: Sendable {
     /// Why the reactor ended (left, closed), once it did.
     var ending: HubClientError? { contents.withLock { $0.ending } }
 
-    /// Publishes a new state (or pulse count) and offers it to every state stream.
-    func publish(state: JSONValue, version: Int, epoch: String, pulses: [String: FiredPulse], cause: Revision.Cause) {
+    /// Publishes a new revision and offers it to every revision stream, and to the state
+    /// streams when `changesShown` (the shown state or the pulse counts differ from the last
+    /// revision's: a change of the pending actions alone, or a patch the client had
+    /// predicted, is not a new state).
+    func publish(
+        state: JSONValue, confirmed: JSONValue, pendingCount: Int, version: Int, epoch: String,
+        pulses: [String: FiredPulse], cause: Revision.Cause, changesShown: Bool
+    ) {
         let (revision, slots) = contents.withLock { contents -> (Revision, [RevisionSlot]) in
             contents.nextNumber += 1
-            let revision = Revision(number: contents.nextNumber, state: state, version: version, epoch: epoch, pulses: pulses, cause: cause)
+            let revision = Revision(
+                number: contents.nextNumber, state: state, confirmedState: confirmed, pendingCount: pendingCount,
+                version: version, epoch: epoch, pulses: pulses, cause: cause
+            )
             contents.latest = revision
-            return (revision, Array(contents.slots.values))
+            return (revision, contents.slots.values.filter { changesShown || !$0.changesOnly }.map(\.slot))
         }
         for slot in slots {
             slot.offer(revision)
@@ -57,13 +67,14 @@ final class ReplicaPublisher: Sendable {
         }
     }
 
-    /// Registers a state stream; it gets the latest revision at once (ReactorKit replays
-    /// the current state to a new subscriber). Returns its token.
-    func add(_ slot: RevisionSlot) -> Int {
+    /// Registers a state stream (`changesOnly`: offered only revisions that change the shown
+    /// state or the pulses); it gets the latest revision at once (ReactorKit replays the
+    /// current state to a new subscriber). Returns its token.
+    func add(_ slot: RevisionSlot, changesOnly: Bool) -> Int {
         let (token, latest, ended) = contents.withLock { contents -> (Int, Revision?, Bool) in
             contents.nextToken += 1
             if contents.ending == nil {
-                contents.slots[contents.nextToken] = slot
+                contents.slots[contents.nextToken] = (slot, changesOnly)
             }
             return (contents.nextToken, contents.latest, contents.ending != nil)
         }
@@ -102,7 +113,7 @@ final class ReplicaPublisher: Sendable {
                 contents.slots = [:]
                 contents.sinks = [:]
             }
-            return (Array(contents.slots.values), Array(contents.sinks.values))
+            return (contents.slots.values.map(\.slot), Array(contents.sinks.values))
         }
         slots.forEach { $0.finish() }
         sinks.forEach { $0.finish() }

@@ -6,10 +6,13 @@ struct TestTimeout: Error, CustomStringConvertible {
     let description: String
 }
 
-/// Polls `condition` until it holds or `timeout` passes.
+/// Polls `condition` until it holds or `timeout` passes, on the caller's actor (a main-actor
+/// test polls main-actor state).
 /// The defaults are generous: the suites run in parallel on loaded machines, and a
 /// condition that holds returns at once anyway.
-func eventually(_ timeout: Duration = .seconds(20), _ condition: () async -> Bool) async -> Bool {
+func eventually(
+    _ timeout: Duration = .seconds(20), isolation: isolated (any Actor)? = #isolation, _ condition: () async -> Bool
+) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if await condition() { return true }
