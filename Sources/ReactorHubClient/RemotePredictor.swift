@@ -41,11 +41,14 @@ extension RemotePredictor where State: Codable {
     /// calls) never run on the client. `reactor` is the predictor's own instance (make one
     /// for it, with whatever its init needs on a client: its later effects never run, so a
     /// use case that calls a server is not called); no `ReactorRuntime` may run it. An action
-    /// its `mutate` refuses is not predicted (the server will answer).
-    public static func reactor<R: Reactor>(_ reactor: R) -> RemotePredictor where R.State == State, R.Action == Action {
+    /// its `mutate` refuses is not predicted (the server will answer). `sender` is who the
+    /// server will see (`Reactor.mutate(action:from:)`): the app's own user, for a kind that
+    /// signs what it is sent.
+    public static func reactor<R: Reactor>(_ reactor: R, sender: Sender? = nil) -> RemotePredictor
+    where R.State == State, R.Action == Action {
         let predictor = ImmediatePredictor(reactor: reactor)
         return RemotePredictor { state, action in
-            try predictor.predict(action, from: state)
+            try predictor.predict(action, from: state, sender: sender)
         }
     }
 }

@@ -89,8 +89,9 @@ def test_unknown_settings_of_a_registered_kind_stop_the_start_naming_the_key(tmp
         "reactorhub: reactors.poll: unknown key 'reactors.poll.maxOption'; keys accepted: maxOptions, tallyMs")
 
 
-def test_the_example_page_uses_the_shipped_client_unchanged():
-    assert (ROOT / "Examples" / "Poll" / "web" / "reactorhub.js").read_bytes() == (ROOT / "web" / "reactorhub.js").read_bytes()
+@pytest.mark.parametrize("example", ["Poll", "Chat"])
+def test_the_example_page_uses_the_shipped_client_unchanged(example):
+    assert (ROOT / "Examples" / example / "web" / "reactorhub.js").read_bytes() == (ROOT / "web" / "reactorhub.js").read_bytes()
 
 
 def guide_files():

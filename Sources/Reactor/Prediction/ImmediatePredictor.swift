@@ -35,14 +35,16 @@ public final class ImmediatePredictor<R: Reactor>: Sendable {
     /// The state `action` leaves once its immediate mutations are reduced on `state`.
     ///
     /// `state` is taken as the reduced state (a server sends `transform(state:)` of it,
-    /// which is the same for reactors that keep the default). Throws what `mutate(action:)`
-    /// throws: an `ActionRefusal` says the server will most likely refuse the action too.
-    public func predict(_ action: R.Action, from state: R.State) throws -> R.State {
+    /// which is the same for reactors that keep the default). `sender` is who the server
+    /// will see sending it (`mutate(action:from:)`: the app's own user). Throws what
+    /// `mutate` throws: an `ActionRefusal` says the server will most likely refuse the
+    /// action too.
+    public func predict(_ action: R.Action, from state: R.State, sender: Sender? = nil) throws -> R.State {
         try lock.withLock {
             published.set(state)
             defer { published.set(reactor.initialState) }
             var reduced = state
-            let effect = try reactor.mutate(action: reactor.transform(action: action))
+            let effect = try reactor.mutate(action: reactor.transform(action: action), from: sender)
             effect.forEachImmediateMutation { mutation in
                 reduced = reactor.reduce(state: reduced, mutation: reactor.transform(mutation: mutation))
                 published.set(reactor.transform(state: reduced))
