@@ -857,7 +857,8 @@ function startClient(token) {
   client = connect(defaultUrl(), {
     heartbeatMs: 25000,
     token: token || null,
-    predictors: { todo: todoPredictors },
+    // `#predict=off` in the address shows only what the server confirmed (for comparisons).
+    predictors: new URLSearchParams(location.hash.slice(1)).get('predict') === 'off' ? {} : { todo: todoPredictors },
     on: {
       status: (status, detail) => { renderStatus(status, detail); signIn.status(status, detail); },
       frame: (frame) => frameLog.add(frame),
