@@ -419,6 +419,10 @@ export class ReactorHandle {
    *  server sends only the count (past `presence.maxListed`); null while it lists the entries. */
   get presenceCount() { return this._entry.presenceCount; }
 
+  /** How many connections have a presence here, this one included once it set one: the
+   *  server's count past `presence.maxListed`, else the entries it listed. */
+  get presenceTotal() { return this._entry.presenceCount ?? this._entry.presence.size; }
+
   /** Sets this connection's presence here (a JSON object; null clears it). Resolves at the ack;
    *  rejects with the server's error, `disconnected`, `left`, `closed` or `invalid_presence`.
    *  Sent once the reactor is joined, and set again after each reconnect (a presence belongs to
