@@ -40,8 +40,16 @@ def open_example(browser, daemon, room):
 def test_the_react_example_shares_a_todo_list_between_two_pages(react_daemon, browsers):
     a, b = browsers
     room = f"react-{uuid.uuid4().hex[:8]}"
-    for browser in (a, b):
-        open_example(browser, react_daemon, room)
+    try:
+        for browser in (a, b):
+            open_example(browser, react_daemon, room)
+        both_pages_share_the_list(a, b)
+    finally:
+        for browser in (a, b):  # before the daemon stops: a page left open would try to reconnect
+            browser.driver.get("about:blank")
+
+
+def both_pages_share_the_list(a, b):
     # Each page sets a presence when its field has the focus: both count two.
     for browser in (a, b):
         browser.find("new").click()
