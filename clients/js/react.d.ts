@@ -1,5 +1,5 @@
 // Declarations of reactorhub/react (react.js): React 18 hooks over a ReactorHubClient.
-import type { ActionOf, Dispatch, JSONValue, PresenceEntry, ReactorHubClient, ReactorHubError, StateOf, Status } from './reactorhub.js';
+import type { ActionOf, ConnectionStatus, Dispatch, JSONValue, PresenceEntry, ReactorHubClient, ReactorHubError, StateOf } from './reactorhub.js';
 
 export interface ReactorView<State, A> {
   /** The shown state (confirmed + this client's pending actions predicted); undefined until joined. */
@@ -11,7 +11,7 @@ export interface ReactorView<State, A> {
   /** This client's actions on the reactor not confirmed yet. */
   pending: number;
   /** The connection's status. */
-  status: Status;
+  status: ConnectionStatus;
   /** `client.dispatch(address, action)`. */
   dispatch: Dispatch<A>;
   /** The error that refused the join, else null. */
@@ -28,7 +28,7 @@ export interface PresenceView {
 }
 
 export interface SyncStatus {
-  status: Status;
+  status: ConnectionStatus;
   /** This client's unconfirmed actions across reactors. */
   pending: number;
 }

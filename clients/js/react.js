@@ -64,7 +64,7 @@ class AddressStore {
     const handle = this.client.reactor(this.address);
     const next = {
       state: handle?.state, confirmedState: handle?.confirmedState, version: handle?.version ?? null,
-      pending: handle?.pending ?? 0, status: this.client.status, error: this.error,
+      pending: handle?.pending ?? 0, status: connectionStatus(this.client), error: this.error,
     };
     const last = this.reactorView;
     if (last && Object.keys(next).every((key) => last[key] === next[key])) return last;
@@ -84,6 +84,9 @@ class AddressStore {
 }
 
 const stores = new WeakMap(); // client -> Map(address -> AddressStore)
+
+// The connection's status; a client not opened yet ('idle') is reported as connecting.
+const connectionStatus = (client) => (client.status === 'idle' ? 'connecting' : client.status);
 
 function storeFor(client, address) {
   let byAddress = stores.get(client);
@@ -122,7 +125,7 @@ export function useSyncStatus(client) {
     const offPending = client.on('pending', listener);
     return () => { offStatus(); offPending(); };
   }, [client]);
-  const status = useSyncExternalStore(subscribe, () => client.status);
+  const status = useSyncExternalStore(subscribe, () => connectionStatus(client));
   const pending = useSyncExternalStore(subscribe, () => client.pending);
   return { status, pending };
 }

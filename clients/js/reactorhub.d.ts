@@ -93,7 +93,11 @@ export type Predictors = { [kind: string]: false | { [actionType: string]: Predi
 /** The client's own predictors: the `doc` kind's `set`, `remove` and `patch`. */
 export declare const builtInPredictors: { readonly doc: { readonly [actionType: string]: Predictor } };
 
-export type Status = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'closed';
+/** The connection's status as the hooks report it. */
+export type ConnectionStatus = 'connecting' | 'open' | 'reconnecting' | 'closed';
+
+/** The client's status: `idle` only for a client made with `new` and not opened yet. */
+export type Status = 'idle' | ConnectionStatus;
 
 /** What `dispatch` resolves with: the server's ack. */
 export interface Ack {
