@@ -57,7 +57,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "ReactorHubSQLite", dependencies: ["ReactorHubProtocol", "CSQLite", "ReactorHubStore", "ReactorHubJSON", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging", "ReactorHubMetrics"], swiftSettings: strict),
-        .target(name: "ReactorHubDaemon", dependencies: ["Reactor", "ReactorHubProtocol", "ReactorHubStore", "ReactorHubEngine", "ReactorHubKinds", "ReactorHubSQLite", "ReactorHubJSON", "ReactorHubAuth", "ReactorHubRedis", "ReactorHubLifecycle", "ReactorHubLogging", "ReactorHubMetrics", "ReactorHubWebSocketServer", "CSignalPipe"], swiftSettings: strict),
+        .target(name: "ReactorHubDaemon", dependencies: ["Reactor", "ReactorHubProtocol", "ReactorHubStore", "ReactorHubEngine", "ReactorHubKinds", "ReactorHubSQLite", "ReactorHubJSON", "ReactorHubAuth", "ReactorHubRedis", "ReactorHubLifecycle", "ReactorHubLogging", "ReactorHubMetrics", "ReactorHubWebSocketServer", "ReactorHubWebSocketClient", "CSignalPipe"], swiftSettings: strict),
         .target(name: "ReactorHubServer", dependencies: ["ReactorHubProtocol", "ReactorHubDaemon", "ReactorHubEngine", "Reactor", "ReactorHubJSON"], swiftSettings: strict),
         .executableTarget(name: "reactorhub", dependencies: ["ReactorHubServer"], swiftSettings: strict),
         .target(

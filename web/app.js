@@ -415,6 +415,25 @@ weather.el.form.addEventListener('submit', (event) => {
 // ---------------------------------------------------------------------------------------------
 // Todo
 
+// What the todo kind does with each action, predicted here so that the list changes at once
+// (CLIENTS.md "Prediction"); the server's answer replaces it. An added item has no id until the
+// server gives it one: it shows with a local id (`PENDING_ID` + position) until then.
+const PENDING_ID = 'pending-';
+const withItems = (state, items) => ({ ...state, items });
+const todoPredictors = {
+  add: (state, { title }) => withItems(state, [...state.items, { id: `${PENDING_ID}${state.items.length}`, title, done: false }]),
+  toggle: (state, { id }) => withItems(state, state.items.map((item) => (item.id === id ? { ...item, done: !item.done } : item))),
+  rename: (state, { id, title }) => withItems(state, state.items.map((item) => (item.id === id ? { ...item, title } : item))),
+  remove: (state, { id }) => withItems(state, state.items.filter((item) => item.id !== id)),
+  clearCompleted: (state) => withItems(state, state.items.filter((item) => !item.done)),
+};
+
+// Whether an item as shown differs from the server's (a prediction of ours not confirmed yet).
+function isPendingItem(item, confirmedItems) {
+  const confirmed = confirmedItems.find((each) => each.id === item.id);
+  return !confirmed || confirmed.done !== item.done || confirmed.title !== item.title;
+}
+
 const todo = {
   address: null,
   hasState: false,
@@ -459,6 +478,7 @@ const todo = {
       down: byTestId('todo-down', li),
       remove: byTestId('todo-remove', li),
       editors: byTestId('todo-editing', li),
+      pending: byTestId('todo-pending', li),
     };
     node.check.id = `todo-check-${id}`;
     this.nodes.set(id, node);
@@ -469,6 +489,8 @@ const todo = {
     this.hasState = true;
     const items = Array.isArray(state.items) ? state.items : [];
     this.items = items;
+    const confirmed = client.reactor(this.address)?.confirmedState;
+    const confirmedItems = info.predicted && Array.isArray(confirmed?.items) ? confirmed.items : items;
     const list = this.el.list;
     const focused = list.contains(document.activeElement) ? document.activeElement : null;
     const seen = new Set();
@@ -479,13 +501,19 @@ const todo = {
       if (!(this.editing && this.editing.id === item.id)) setText(node.title, item.title);
       node.check.checked = Boolean(item.done);
       li.classList.toggle('is-done', Boolean(item.done));
+      // Shown before the server confirmed it: marked, and an added item cannot be acted on yet.
+      const pending = Boolean(info.predicted) && isPendingItem(item, confirmedItems);
+      li.classList.toggle('is-pending', pending);
+      node.pending.hidden = !pending;
+      const unconfirmed = item.id.startsWith(PENDING_ID);
+      for (const control of [node.check, node.rename, node.up, node.down, node.remove]) control.disabled = unconfirmed;
       node.check.setAttribute('aria-label', `Done: ${item.title}`);
       node.rename.setAttribute('aria-label', `Rename ${item.title}`);
       node.up.setAttribute('aria-label', `Move ${item.title} up`);
       node.down.setAttribute('aria-label', `Move ${item.title} down`);
       node.remove.setAttribute('aria-label', `Remove ${item.title}`);
-      node.up.disabled = index === 0;
-      node.down.disabled = index === items.length - 1;
+      node.up.disabled ||= index === 0;
+      node.down.disabled ||= index === items.length - 1;
       const at = list.children[index];
       if (at !== li) list.insertBefore(li, at ?? null);
     });
@@ -511,7 +539,9 @@ const todo = {
   pulse() {},
 
   showError(error) {
-    flash(this.el.error, typeof error === 'string' ? error : null, error);
+    // A refused action of ours was shown at once: say that it was undone, and why.
+    const undone = typeof error !== 'string' && error?.message && error.code !== 'not_connected' && error.code !== 'disconnected';
+    flash(this.el.error, typeof error === 'string' ? error : undone ? `Undone: ${error.message}` : null, error);
   },
 
   updateControls() {
@@ -572,7 +602,11 @@ todo.el.form.addEventListener('submit', (event) => {
     todo.el.input.focus();
     return;
   }
-  dispatch(todo, { type: 'add', title }).then(() => { todo.el.input.value = ''; }, () => {});
+  // Shown at once (predicted): the field is emptied now, and given its text back if refused.
+  todo.el.input.value = '';
+  dispatch(todo, { type: 'add', title }).catch(() => {
+    if (!todo.el.input.value) todo.el.input.value = title;
+  });
 });
 
 todo.el.list.addEventListener('change', (event) => {
@@ -823,6 +857,8 @@ function startClient(token) {
   client = connect(defaultUrl(), {
     heartbeatMs: 25000,
     token: token || null,
+    // `#predict=off` in the address shows only what the server confirmed (for comparisons).
+    predictors: new URLSearchParams(location.hash.slice(1)).get('predict') === 'off' ? {} : { todo: todoPredictors },
     on: {
       status: (status, detail) => { renderStatus(status, detail); signIn.status(status, detail); },
       frame: (frame) => frameLog.add(frame),

@@ -6,6 +6,7 @@ extension CommandLineOptions {
         var help = HelpText()
         help.line("usage: reactorhub [options]")
         help.line(tokenSynopsis(prefix: "       "))
+        help.line("       " + typesSynopsis)
         help.line()
         help.paragraph(
             "Runs the ReactorHub daemon: shared ReactorKit-style reactors kept in sync with WebSocket clients at "
@@ -38,6 +39,8 @@ extension CommandLineOptions {
         help.line("token: prints a token signed with the configuration's auth.hs256Secret")
         tokenOptions(&help)
         help.line()
+        help.line("types: prints TypeScript declarations of a running daemon's kinds (reactorhub types --help)")
+        help.line()
         help.paragraph(
             "Precedence: built-in defaults < config file < environment < flags. Relative paths in a config "
                 + "file are taken from the folder that holds it; from the environment and flags, from the working "
@@ -47,6 +50,31 @@ extension CommandLineOptions {
             "The daemon prints \"listening on http://HOST:PORT\" once it accepts connections. SIGINT or SIGTERM "
                 + "shut it down gracefully (clients are closed with 1001)."
         )
+        return help.text
+    }()
+
+    private static let typesSynopsis = "reactorhub types --url ws://HOST:PORT/ws [--token JWT]"
+
+    /// The text of `reactorhub types --help`.
+    public static let typesUsage: String = {
+        var help = HelpText()
+        help.line("usage: " + typesSynopsis)
+        help.line()
+        help.paragraph(
+            "Connects to a running daemon, reads the kinds its hello describes, and prints one TypeScript "
+                + "declaration file that augments the reactorhub package (interface ReactorKinds): dispatch, join "
+                + "and useReactor are then typed for addresses of those kinds, and <Kind>Action and <Kind>Pulse are "
+                + "exported. States are unknown (hello does not describe them). Exits 0, or 1 when the daemon "
+                + "cannot be read."
+        )
+        help.line()
+        help.line("options:")
+        help.option("--url URL", "the daemon's WebSocket URL, ws://HOST:PORT/ws or wss://…")
+        help.option("--token JWT", "a token, sent as Authorization: Bearer, for a daemon with auth")
+        help.option("--help", "print this help and exit")
+        help.line()
+        help.line("example:")
+        help.line("  reactorhub types --url ws://127.0.0.1:8080/ws > src/reactorhub-kinds.d.ts")
         return help.text
     }()
 

@@ -2,7 +2,8 @@ public import ReactorHubJSON
 
 /// The daemon's command line (CONFIG.md): `reactorhub [--config FILE] [FLAG VALUE]…
 /// [--print-config] [--help] [--version]`, every flag that sets a key declared in
-/// `ConfigurationSchema`; and `reactorhub token …` (`TokenRequest`).
+/// `ConfigurationSchema`; `reactorhub token …` (`TokenRequest`) and `reactorhub types …`
+/// (`TypesRequest`).
 public struct CommandLineOptions: Sendable, Equatable {
     /// What the invocation asks for.
     public enum Mode: Sendable, Equatable {
@@ -20,6 +21,10 @@ public struct CommandLineOptions: Sendable, Equatable {
         case version
         /// Mint a token (`reactorhub token …`).
         case token(TokenRequest)
+        /// Print `typesUsage` (`reactorhub types --help`) and exit.
+        case typesHelp
+        /// Print a daemon's kinds as TypeScript declarations (`reactorhub types …`).
+        case types(TypesRequest)
     }
 
     /// A key set by a flag: `--port 7000` sets `port` to 7000.
@@ -45,6 +50,11 @@ public struct CommandLineOptions: Sendable, Equatable {
         if cursor.peek() == "token" {
             _ = cursor.next()
             try parseToken(&cursor)
+            return
+        }
+        if cursor.peek() == "types" {
+            _ = cursor.next()
+            try parseTypes(&cursor)
             return
         }
         while let (name, argument) = cursor.next() {
@@ -107,6 +117,23 @@ public struct CommandLineOptions: Sendable, Equatable {
         }
         request.sub = sub
         mode = .token(request)
+    }
+
+    private mutating func parseTypes(_ cursor: inout ArgumentCursor) throws(ConfigurationError) {
+        var url: String?
+        var token: String?
+        while let (name, argument) = cursor.next() {
+            switch name {
+            case "--url": url = try cursor.value(of: name)
+            case "--token": token = try cursor.value(of: name)
+            case "--help", "-h":
+                mode = .typesHelp
+                return
+            default: throw Self.unknown(argument, among: TypesRequest.options)
+            }
+        }
+        guard let url else { throw ConfigurationError("types needs --url ws://HOST:PORT/ws; see reactorhub types --help") }
+        mode = .types(TypesRequest(url: url, token: token))
     }
 
     /// Builds the effective configuration: defaults < file < environment < flags, paths

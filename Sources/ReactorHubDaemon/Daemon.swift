@@ -13,6 +13,8 @@ import ReactorHubLogging
 import ReactorHubSQLite
 import ReactorHubKinds
 import Reactor
+import ReactorHubJSON
+import ReactorHubWebSocketClient
 public import ReactorHubWebSocketServer
 
 /// The `reactorhub` executable: reads the configuration, serves the shipped reactor kinds
@@ -41,6 +43,11 @@ public enum Daemon {
             case .tokenHelp:
                 print(CommandLineOptions.tokenUsage, terminator: "")
                 return 0
+            case .typesHelp:
+                print(CommandLineOptions.typesUsage, terminator: "")
+                return 0
+            case .types(let request):
+                return await printTypes(request)
             case .version:
                 print("reactorhub \(version)")
                 return 0
@@ -230,6 +237,29 @@ public enum Daemon {
     }
 
     /// `reactorhub token …`: an HS256 token minted with the configured secret.
+    /// `reactorhub types`: the daemon's `hello.reactors` as TypeScript declarations.
+    private static func printTypes(_ request: TypesRequest) async -> Int32 {
+        guard let url = WebSocketURL(request.url) else {
+            printError("types: --url must be a ws:// or wss:// URL, got \"\(request.url)\"")
+            return 2
+        }
+        do {
+            let bytes = try await HelloReader.read(url: url, token: request.token, logger: Logger(label: "reactorhub-types"))
+            guard case .object(let hello) = try JSONValue(parsing: bytes), case .object(let reactors)? = hello["reactors"] else {
+                printError("types: the first message of \(request.url) is not a hello with reactors")
+                return 1
+            }
+            print(KindDeclarations.render(reactors: reactors, source: request.url), terminator: "")
+            return 0
+        } catch let error as TypesError {
+            printError("types: \(request.url): \(error.message)")
+            return 1
+        } catch {
+            printError("types: \(request.url): \(error)")
+            return 1
+        }
+    }
+
     private static func mint(_ request: TokenRequest, with configuration: Configuration) -> Int32 {
         guard let secret = configuration.auth?.hs256Secret else {
             printError("token: needs auth.hs256Secret in the configuration (or REACTORHUB_AUTH_SECRET)")

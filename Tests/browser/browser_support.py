@@ -33,7 +33,8 @@ PHONE = (390, 844)
 class Daemon:
     """A daemon process with a config file; `restart()` starts a new process on the same port."""
 
-    def __init__(self, config: dict, workdir: pathlib.Path, name: str):
+    def __init__(self, config: dict, workdir: pathlib.Path, name: str, web_root: pathlib.Path = ROOT / "web"):
+        self.web_root = web_root
         self.config_path = workdir / f"{name}.json"
         self.config_path.write_text(json.dumps(config))
         OUTPUT.mkdir(parents=True, exist_ok=True)
@@ -46,7 +47,7 @@ class Daemon:
     def start(self):
         self.process = subprocess.Popen(
             [str(BINARY), "--config", str(self.config_path), "--port", str(self.port),
-             "--web-root", str(ROOT / "web")],
+             "--web-root", str(self.web_root)],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=self.log,
         )
         line = self.process.stdout.readline().decode()

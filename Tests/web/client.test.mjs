@@ -49,6 +49,12 @@ async function joined(address = 'counter/lobby', version = 5, state = { value: v
 const patch = (reactor, version, ops, extra = {}) => ({ type: 'patch', reactor, version, patch: ops, ...extra });
 const setValue = (value) => [{ op: 'replace', path: '/value', value }];
 
+// What the client holds for an address, as plain data.
+function held(client, address) {
+  const handle = client.reactor(address);
+  return { address: handle.address, state: handle.state, epoch: handle.epoch, version: handle.version };
+}
+
 test('offers the reactorhub.v1 subprotocol and reports connecting, then open', () => {
   const { socket, statuses, client } = makeClient();
   assert.equal(PROTOCOL, 'reactorhub.v1');
@@ -73,7 +79,7 @@ test('join sends a join frame once open, resolves with the handle at the snapsho
   assert.ok(handle instanceof ReactorHandle);
   const { address, state, epoch, version } = handle;
   assert.deepEqual({ address, state, epoch, version }, { address: 'counter/lobby', state: { value: 0, isLoading: false }, epoch: EPOCH, version: 0 });
-  assert.deepEqual(client.reactor('counter/lobby'), { address, state, epoch, version });
+  assert.deepEqual(held(client, 'counter/lobby'), { address, state, epoch, version });
   assert.deepEqual(states, [[{ value: 0, isLoading: false }, 0, 'snapshot']]);
 });
 
@@ -90,7 +96,7 @@ test('consecutive patches apply and move the version', async () => {
 test('a patch with `base` applies when its base is the held version', async () => {
   const { client, socket, address } = await joined('counter/lobby', 39);
   socket.receive(patch(address, 42, setValue(42), { base: 39 }));
-  assert.deepEqual(client.reactor(address), { address, state: { value: 42, isLoading: false }, epoch: EPOCH, version: 42 });
+  assert.deepEqual(held(client, address), { address, state: { value: 42, isLoading: false }, epoch: EPOCH, version: 42 });
   assert.equal(socket.sent.filter((m) => m.type === 'join').length, 1, 'no re-join');
 });
 
@@ -111,7 +117,7 @@ test('a version gap triggers one re-join with since; the fresh snapshot replaces
   assert.equal(client.reactor(address).version, 5, 'nothing applied across the gap');
   socket.receive({ type: 'snapshot', reactor: address, ref: joins[1].ref, epoch: EPOCH, version: 8, state: { value: 8, isLoading: false } });
   socket.receive(patch(address, 9, setValue(9)));
-  assert.deepEqual(client.reactor(address), { address, state: { value: 9, isLoading: false }, epoch: EPOCH, version: 9 });
+  assert.deepEqual(held(client, address), { address, state: { value: 9, isLoading: false }, epoch: EPOCH, version: 9 });
   assert.deepEqual(states.map((s) => [s.version, s.cause]), [[5, 'snapshot'], [8, 'snapshot'], [9, 'patch']]);
 });
 
@@ -164,8 +170,8 @@ test('dispatch resolves with the ack matched by ref, in any order', async () => 
   assert.notEqual(a.ref, b.ref);
   socket.receive({ type: 'ack', reactor: address, ref: b.ref, version: 2 });
   socket.receive({ type: 'ack', reactor: address, ref: a.ref, version: 3 });
-  assert.deepEqual(await first, { reactor: address, ref: a.ref, version: 3, id: a.id, duplicate: false });
-  assert.deepEqual(await second, { reactor: address, ref: b.ref, version: 2, id: b.id, duplicate: false });
+  assert.deepEqual(await first, { reactor: address, ref: a.ref, version: 3, applied: 3, id: a.id, duplicate: false });
+  assert.deepEqual(await second, { reactor: address, ref: b.ref, version: 2, applied: 2, id: b.id, duplicate: false });
 });
 
 test('dispatch rejects with the server error (code, message) matched by ref', async () => {
@@ -188,9 +194,21 @@ test('dispatch rejects with `disconnected` when the connection drops before the 
     /connection closed \(code 1006\) before the reply to action \d+ on counter\/lobby/.test(error.message));
 });
 
-test('dispatch while not connected rejects at once with `not_connected`', async () => {
+test('dispatch to a reactor not joined rejects at once with `not_joined`; before the join is answered it is queued', async () => {
   const { client } = makeClient();
-  await assert.rejects(client.dispatch('counter/lobby', 'increase'), (error) => error.code === 'not_connected');
+  await assert.rejects(client.dispatch('counter/lobby', 'increase'), (error) => error.code === 'not_joined');
+  const joining = client.join('counter/lobby');
+  const queued = client.dispatch('counter/lobby', 'increase');
+  assert.equal(client.pending, 1);
+  const socket = FakeWebSocket.last;
+  socket.open();
+  assert.deepEqual(socket.sent.map((m) => m.type), ['join'], 'nothing sent before the join is answered');
+  socket.receive({ type: 'snapshot', reactor: 'counter/lobby', ref: socket.lastSent('join').ref, epoch: EPOCH, version: 0, state: { value: 0, isLoading: false } });
+  await joining;
+  const action = socket.lastSent('action');
+  assert.equal(action.action, 'increase');
+  socket.receive({ type: 'ack', reactor: 'counter/lobby', ref: action.ref, version: 0, applied: 1 });
+  assert.deepEqual(await queued, { reactor: 'counter/lobby', ref: action.ref, version: 0, applied: 1, id: action.id, duplicate: false });
 });
 
 test('an error without a known ref is reported on the error event', async () => {
@@ -252,7 +270,7 @@ test('reconnect: exponential backoff with jitter, then resume via since for ever
   next.receive(patch(address, 6, [{ op: 'replace', path: '/isLoading', value: true }]));
   next.receive(patch(address, 7, setValue(6)));
   next.receive({ type: 'snapshot', reactor: 'todo/lobby', ref: joins[1].ref, epoch: 'e10', version: 0, state: { items: [] } });
-  assert.deepEqual(client.reactor(address), { address, state: { value: 6, isLoading: true }, epoch: EPOCH, version: 7 });
+  assert.deepEqual(held(client, address), { address, state: { value: 6, isLoading: true }, epoch: EPOCH, version: 7 });
   assert.deepEqual(states.map((s) => [s.version, s.cause]), [[5, 'snapshot'], [5, 'resumed'], [6, 'patch'], [7, 'patch']]);
   assert.deepEqual(todoStates.map(([v, c]) => [v, c]), [[2, 'snapshot'], [0, 'snapshot']]);
   assert.equal(client.reactor('todo/lobby').epoch, 'e10');
@@ -302,13 +320,13 @@ test('after a resume, a missed patch that does not apply (another history) re-jo
   // A server that reissued version 6 with other contents: the patch does not fit our copy.
   next.receive(patch(address, 6, [{ op: 'replace', path: '/missing', value: 1 }]));
   next.receive(patch(address, 7, setValue(7)));
-  assert.deepEqual(client.reactor(address), { address, state: { value: 5, isLoading: false }, epoch: EPOCH, version: 5 });
+  assert.deepEqual(held(client, address), { address, state: { value: 5, isLoading: false }, epoch: EPOCH, version: 5 });
   assert.deepEqual(errors.map((e) => e.code), ['bad_patch']);
   const again = next.sent.filter((m) => m.type === 'join' && m.reactor === address);
   assert.equal(again.length, 2, 'one re-join, not one per later patch');
   assert.equal(again[1].since, undefined);
   next.receive({ type: 'snapshot', reactor: address, ref: again[1].ref, epoch: EPOCH, version: 7, state: { value: 7, isLoading: false } });
-  assert.deepEqual(client.reactor(address), { address, state: { value: 7, isLoading: false }, epoch: EPOCH, version: 7 });
+  assert.deepEqual(held(client, address), { address, state: { value: 7, isLoading: false }, epoch: EPOCH, version: 7 });
 });
 
 test('a join made while reconnecting is sent (without since) once the connection is back', async () => {

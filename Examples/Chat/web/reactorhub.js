@@ -3,7 +3,7 @@
 //   import { connect } from './reactorhub.js';
 //   const hub = connect('ws://127.0.0.1:8080/ws');   // or several: connect(['wss://a/ws', 'wss://b/ws'])
 //   await hub.join('counter/lobby', { onState: (state) => render(state), onPulse: (name, value) => toast(value) });
-//   await hub.dispatch('counter/lobby', 'increase');
+//   await hub.dispatch('counter/lobby', 'increase');     // shown at once where a predictor says what it does
 //   const todo = await hub.join('todo/lobby', { onPresence: (others) => showWho(others) });
 //   await todo.setPresence({ editing: 'item-1' });         // todo.others: everyone else here
 //
@@ -16,7 +16,8 @@ const OPEN = 1;
 
 /** An error refused by the server (`code` is the protocol's error code: `forbidden`,
  *  `unauthenticated`, …) or raised by the client (`disconnected`, `not_connected`, `closed`, `left`,
- *  `invalid_reactor`, `invalid_presence`, `bad_frame`, `timeout`, `token_unavailable`). */
+ *  `not_joined`, `queue_full`, `invalid_reactor`, `invalid_presence`, `bad_frame`, `bad_patch`,
+ *  `timeout`, `token_unavailable`). */
 export class ReactorHubError extends Error {
   constructor(code, message, details = {}) {
     super(message);
@@ -241,6 +242,54 @@ export function applyPatch(document, patch) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Prediction (CLIENTS.md "Prediction"): the shown state is the confirmed one with this client's
+// pending actions replayed on top by predictors, pure functions (state, action) → state.
+
+// The `doc` kind's own operations, as the server applies them (DocumentEdits): `set` adds or
+// replaces a member, replaces an array element or appends at `-` or at the length; `remove`
+// removes; `patch` applies RFC 6902 all or nothing. `emit` changes no state.
+function docSet(state, { path, value }) {
+  const tokens = parsePointer(path);
+  if (tokens.length === 0) return isObject(value) ? cloneJSON(value) : undefined;
+  const parentTokens = tokens.slice(0, -1);
+  const parent = valueAt(state, parentTokens, path);
+  const last = tokens[tokens.length - 1];
+  if (isObject(parent) || (Array.isArray(parent) && (last === '-' || Number(last) === parent.length))) {
+    return addValue(state, tokens, path, cloneJSON(value));
+  }
+  if (Array.isArray(parent)) return replaceValue(state, tokens, path, cloneJSON(value));
+  return undefined;
+}
+
+function docRemove(state, { path }) {
+  const tokens = parsePointer(path);
+  return tokens.length === 0 ? undefined : removeValue(state, tokens, path);
+}
+
+/** The predictors the client brings: the `doc` kind's `set`, `remove` and `patch`. */
+export const builtInPredictors = Object.freeze({
+  doc: Object.freeze({ set: docSet, remove: docRemove, patch: (state, { ops }) => applyPatch(state, ops) }),
+});
+
+// The shown state: `confirmed` with each pending action's prediction on top, in sending order.
+// A predictor that returns undefined, throws, or (for a state that is an object) returns
+// something else than an object predicts nothing for that action.
+function predictedState(confirmed, records) {
+  let state = confirmed;
+  for (const record of records) {
+    if (!record.predictor) continue;
+    let next;
+    try {
+      next = record.predictor(state, record.action);
+    } catch {
+      continue;
+    }
+    if (next !== undefined && (!isObject(state) || isObject(next))) state = next;
+  }
+  return state;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Tokens
 
 function base64UrlDecode(text) {
@@ -284,6 +333,12 @@ const DEFAULTS = {
   tokenRefreshLeadMs: 30000,
   // How long close() waits for the server's answer to its close frame.
   closeTimeoutMs: 1000,
+  // Actions dispatched and not sent yet (offline, or before their reactor's join was answered):
+  // past this many, dispatch rejects with queue_full.
+  maxQueuedActions: 1000,
+  // {KIND: {ACTION_TYPE: (state, action) => newState}}; `doc` is predicted by the client itself
+  // unless `{doc: false}`.
+  predictors: {},
 };
 
 // The page's window in a browser (whose pagehide and pageshow the client follows), else null.
@@ -323,7 +378,8 @@ function presenceOf(message) {
 }
 
 /**
- * A joined reactor, as `join` resolves it: what the client holds for it (read live) and its
+ * A joined reactor, as `join` (and `client.reactor(address)`) gives it: what the client holds for
+ * it (read live: the shown and the confirmed state, the version, the pending actions) and its
  * presence (PROTOCOL.md "Presence"). The same handle for every join of the address until it is
  * left; after that its `setPresence` rejects with `left`.
  */
@@ -334,12 +390,25 @@ export class ReactorHandle {
     Object.defineProperty(this, '_entry', { value: entry });
   }
 
-  /** The state held now (never mutated: each patch makes a new object). */
+  /** The shown state: the confirmed state with this client's pending actions predicted on top
+   *  (never mutated: each change makes a new object). The confirmed state itself when nothing is
+   *  pending. */
   get state() { return this._entry.state; }
+
+  /** The server's state at `version`, exactly as its snapshots and patches made it. */
+  get confirmedState() { return this._entry.confirmed; }
 
   get epoch() { return this._entry.epoch; }
 
+  /** The version of the confirmed state. */
   get version() { return this._entry.version; }
+
+  /** This client's actions on the reactor that are queued, sent, or acknowledged with their
+   *  `applied` version not reached yet, predicted or not. */
+  get pending() { return this._entry.actions.length; }
+
+  /** `client.dispatch(address, action)` for this reactor. */
+  dispatch(action) { return this._client.dispatch(this.address, action); }
 
   /** The other connections' presence here, `[{session, user, state}]`, this connection's own
    *  entry left out; in the order they first appeared (a changed state keeps its place). Empty
@@ -349,6 +418,10 @@ export class ReactorHandle {
   /** How many connections have a presence here (this one included once it set one) when the
    *  server sends only the count (past `presence.maxListed`); null while it lists the entries. */
   get presenceCount() { return this._entry.presenceCount; }
+
+  /** How many connections have a presence here, this one included once it set one: the
+   *  server's count past `presence.maxListed`, else the entries it listed. */
+  get presenceTotal() { return this._entry.presenceCount ?? this._entry.presence.size; }
 
   /** Sets this connection's presence here (a JSON object; null clears it). Resolves at the ack;
    *  rejects with the server's error, `disconnected`, `left`, `closed` or `invalid_presence`.
@@ -389,8 +462,7 @@ export class ReactorHubClient {
     this._listeners = new Map();
     this._reactors = new Map();
     this._pending = new Map();
-    // Actions sent and not answered when the connection went away, by id, in sending order.
-    this._unanswered = new Map();
+    this._pendingActions = 0; // the count last announced by the 'pending' event
     this._nextRef = 1;
     this._reconnectTimer = null;
     this._heartbeatTimer = null;
@@ -583,6 +655,7 @@ export class ReactorHubClient {
     } else {
       this._closed = true;
       this._setStatus('closed', { code, reason });
+      this._failActions('closed', (r) => `the connection closed and reconnect is off before action ${r.id} on ${r.address} was answered`);
       this._failJoins('closed', 'the connection closed and reconnect is off');
     }
   }
@@ -593,7 +666,7 @@ export class ReactorHubClient {
     const error = new ReactorHubError('unauthenticated', `the server closed the connection (${code}${reason ? ` ${reason}` : ''}) and there is no token function to get another token from`, { closeCode: code, closeReason: reason });
     this._closed = true;
     this._clearTimersAndPage();
-    this._failUnanswered('unauthenticated', () => error.message);
+    this._failActions('unauthenticated', () => error.message);
     this._failJoins('unauthenticated', error.message);
     this._emit('error', error);
     this._setStatus('closed', { code, reason, error });
@@ -663,7 +736,7 @@ export class ReactorHubClient {
       try { socket.close(code, reason); } catch { /* not open yet */ }
     }
     this._failPending('closed', (p) => `the client was closed before the reply to ${p.kind} ${p.ref}`);
-    this._failUnanswered('closed', (p) => `the client was closed before the reply to ${p.kind} ${p.ref}`);
+    this._failActions('closed', (r) => `the client was closed before action ${r.id} on ${r.address} was answered`);
     this._failJoins('closed', 'the client was closed');
     this._setStatus('closed', { code, reason });
     return this._closing;
@@ -752,38 +825,64 @@ export class ReactorHubClient {
     });
   }
 
+  // The replies still awaited are lost (the connection dropped, or the client closed). An action
+  // sent and not answered goes back to its reactor's queue, to be sent again with its id once the
+  // reactor is joined again (resendActions); otherwise it is dropped (a rollback) and rejects.
   _failPending(code, describe) {
     const pending = [...this._pending.values()];
     this._pending.clear();
     const keep = code === 'disconnected' && this.options.resendActions && this.options.reconnect && !this._closed;
+    const changed = new Set();
     for (const p of pending) {
       if (p.kind === 'join') continue; // re-sent on reconnect; its promise is the entry's
-      if (keep && p.kind === 'action' && p.id !== undefined && this._reactors.has(p.address)) {
-        this._unanswered.set(p.id, p); // sent again, same id, once its reactor is joined again
+      if (p.kind === 'action') {
+        const entry = this._reactors.get(p.address);
+        if (keep && entry?.actions.includes(p.record)) {
+          p.record.status = 'queued';
+          continue;
+        }
+        if (entry && this._removeAction(entry, p.record)) changed.add(entry);
+        p.record.reject(new ReactorHubError(code, describe(p), { ref: p.ref, reactor: p.address }));
         continue;
       }
       p.reject(new ReactorHubError(code, describe(p), { ref: p.ref, reactor: p.address }));
     }
-    if (!keep) this._failUnanswered(code, describe);
+    for (const entry of changed) this._localChange(entry, 'rollback');
   }
 
-  _failUnanswered(code, describe) {
-    const unanswered = [...this._unanswered.values()];
-    this._unanswered.clear();
-    for (const p of unanswered) p.reject(new ReactorHubError(code, describe(p), { ref: p.ref, reactor: p.address }));
+  // Every action of every reactor is given up (the client is closed): each rejects with `code`.
+  _failActions(code, describe) {
+    for (const entry of this._reactors.values()) this._dropActions(entry, code, describe);
+    this._announcePending();
   }
 
-  // The reactor is joined again: the actions it never answered go again, in their order.
-  _resendUnanswered(address) {
-    for (const [id, p] of [...this._unanswered]) {
-      if (p.address !== address) continue;
-      this._unanswered.delete(id);
-      const ref = this._nextRef++;
-      p.ref = ref;
-      p.resent = (p.resent ?? 0) + 1;
-      this._pending.set(ref, p);
-      this._send({ ...p.message, ref });
+  // Drops the actions of `entry` (left, refused, closed): those not answered reject with `code`.
+  _dropActions(entry, code, describe, keepSent = false) {
+    const records = entry.actions.splice(0);
+    for (const record of records) {
+      if (record.status === 'acked' || (keepSent && record.status === 'sent')) continue;
+      record.reject(new ReactorHubError(code, describe(record), { ref: record.ref, reactor: entry.address }));
     }
+    entry.state = entry.confirmed;
+  }
+
+  // The reactor was answered on this connection: its queued actions go, in their order (those
+  // sent on an earlier connection again with their id; the server answers a repeat with the
+  // first reply and never applies it twice).
+  _sendQueued(entry) {
+    for (const record of entry.actions) {
+      if (record.status === 'queued') this._sendAction(record);
+    }
+  }
+
+  _sendAction(record) {
+    const ref = this._nextRef++;
+    record.ref = ref;
+    if (record.sends > 0) record.resent = record.sends;
+    record.sends += 1;
+    record.status = 'sent';
+    this._pending.set(ref, { kind: 'action', ref, address: record.address, record, sentAt: this._now() });
+    this._send({ ...record.message, ref });
   }
 
   _failJoins(code, message) {
@@ -811,10 +910,9 @@ export class ReactorHubClient {
     if (entry) {
       entry.handlers.add(handlers);
       if (entry.state !== undefined) {
-        const view = this.reactor(address);
         queueMicrotask(() => {
           if (this._reactors.get(address) !== entry || !entry.handlers.has(handlers)) return;
-          safely(handlers.onState, entry.state, { ...view, cause: 'snapshot' });
+          safely(handlers.onState, entry.state, this._stateInfo(entry, 'snapshot'));
           safely(handlers.onPresence, this._others(entry), { address, cause: 'snapshot', presenceCount: entry.presenceCount });
         });
       }
@@ -822,6 +920,8 @@ export class ReactorHubClient {
     }
     entry = {
       address, state: undefined, epoch: null, version: null, handlers: new Set([handlers]), resyncing: false, settled: false,
+      confirmed: undefined, // the server's state at `version`; `state` is what is shown (predictions on top)
+      actions: [],          // this client's pending actions here, in sending order
       presence: new Map(), // session -> {session, user, state}, everyone's (ours too)
       presenceCount: null, // the server's count instead of the entries, past presence.maxListed
       live: null,          // the socket on which the reactor was last answered (snapshot or resumed)
@@ -869,29 +969,136 @@ export class ReactorHubClient {
     if (!entry) return Promise.resolve();
     this._reactors.delete(address);
     this._settle(entry, new ReactorHubError('left', `${address} was left before its first snapshot`, { reactor: address }));
-    for (const [id, p] of [...this._unanswered]) {
-      if (p.address !== address) continue;
-      this._unanswered.delete(id);
-      p.reject(new ReactorHubError('left', `${address} was left before the reply to action ${p.ref}`, { ref: p.ref, reactor: address }));
-    }
+    // Actions in flight on this connection are still answered; the queued ones are given up.
+    this._dropActions(entry, 'left', (r) => `${address} was left before action ${r.id} was sent again or answered`, true);
+    this._announcePending();
     this._failPresence(entry, new ReactorHubError('left', `${address} was left before the presence was set`, { reactor: address }));
     if (!this.isOpen) return Promise.resolve();
     return this._request('leave', { type: 'leave', reactor: address }, address).then(() => undefined);
   }
 
-  /** Dispatches an action (an object with `type`, or a bare string). Resolves with the ack
-   *  ({reactor, ref, version}); rejects with a ReactorHubError. */
+  /**
+   * Dispatches an action (an object with `type`, or a bare string) to a joined reactor. Its
+   * predictor (the `predictors` option; `doc` has the client's own) changes the shown state at
+   * once. It is sent now when the reactor's join was answered on the open connection, else
+   * queued with its id and sent once it is (at most `maxQueuedActions` waiting: past that it
+   * rejects with `queue_full`). Resolves with the ack {reactor, ref, version, applied, id,
+   * duplicate}; on a refusal the prediction is dropped (the shown state goes back in one
+   * change) and the promise rejects with the server's error.
+   */
   dispatch(address, action) {
-    if (!this.isOpen) {
-      return Promise.reject(new ReactorHubError('not_connected', `cannot send action to ${address}: the connection is ${this.status}`));
+    if (this._closed) return Promise.reject(new ReactorHubError('closed', 'the client is closed', { reactor: address }));
+    const entry = this._reactors.get(address);
+    if (!entry) {
+      return Promise.reject(new ReactorHubError('not_joined', `cannot send an action to ${address}: join it first`, { reactor: address }));
     }
+    const live = this.isOpen && entry.live === this._socket;
+    if (!live && this._queuedCount() >= this.options.maxQueuedActions) {
+      return Promise.reject(new ReactorHubError('queue_full', `cannot queue an action for ${address}: ${this.options.maxQueuedActions} actions are waiting to be sent (maxQueuedActions)`, { reactor: address }));
+    }
+    const normalized = typeof action === 'string' ? { type: action } : action;
     const id = this._actionId();
-    const message = { type: 'action', reactor: address, action, id };
-    const ref = this._nextRef++;
-    return new Promise((resolve, reject) => {
-      this._pending.set(ref, { kind: 'action', ref, address, resolve, reject, sentAt: this._now(), id, message });
-      this._send({ ...message, ref });
-    }).then((ack) => ({ reactor: ack.reactor, ref: ack.ref, version: ack.version, id, duplicate: ack.duplicate === true }));
+    const record = {
+      id, address, action: normalized, message: { type: 'action', reactor: address, action, id },
+      predictor: this._predictor(address, normalized), status: 'queued', sends: 0, ref: undefined, applied: undefined, epoch: null,
+    };
+    const promise = new Promise((resolve, reject) => { record.resolve = resolve; record.reject = reject; });
+    entry.actions.push(record);
+    this._localChange(entry, 'predicted');
+    if (live) this._sendAction(record);
+    return promise;
+  }
+
+  // The predictor of an action: the app's (predictors[KIND][TYPE]), else the client's own for
+  // `doc` unless `predictors: {doc: false}`; undefined when there is none.
+  _predictor(address, action) {
+    const kind = address.slice(0, address.indexOf('/'));
+    const type = isObject(action) && typeof action.type === 'string' ? action.type : undefined;
+    if (type === undefined) return undefined;
+    const own = this.options.predictors?.[kind];
+    if (own === false) return undefined;
+    if (isObject(own) && hasOwn(own, type) && typeof own[type] === 'function') return own[type];
+    const builtIn = builtInPredictors[kind];
+    return builtIn && hasOwn(builtIn, type) ? builtIn[type] : undefined;
+  }
+
+  // Actions dispatched and never sent, across reactors.
+  _queuedCount() {
+    let count = 0;
+    for (const entry of this._reactors.values()) {
+      for (const record of entry.actions) if (record.sends === 0) count += 1;
+    }
+    return count;
+  }
+
+  /** This client's unconfirmed actions across reactors (queued, sent, or acknowledged with their
+   *  `applied` version not reached yet): a page can warn before unload while it is not 0. */
+  get pending() {
+    let count = 0;
+    for (const entry of this._reactors.values()) count += entry.actions.length;
+    return count;
+  }
+
+  // Emits 'pending' (the client's count) when it changed since it was last announced.
+  _announcePending() {
+    const count = this.pending;
+    if (count === this._pendingActions) return;
+    this._pendingActions = count;
+    this._emit('pending', count);
+  }
+
+  _removeAction(entry, record) {
+    const index = entry.actions.indexOf(record);
+    if (index < 0) return false;
+    entry.actions.splice(index, 1);
+    return true;
+  }
+
+  // Whether an acknowledged action is in the confirmed state now: its `applied` version is
+  // reached, or the reactor's history started afresh (another epoch) since its ack.
+  _confirmed(entry, record) {
+    return record.status === 'acked' && (record.epoch !== entry.epoch || entry.version >= record.applied);
+  }
+
+  _dropConfirmed(entry) {
+    const before = entry.actions.length;
+    if (before === 0) return false;
+    entry.actions = entry.actions.filter((record) => !this._confirmed(entry, record));
+    return entry.actions.length !== before;
+  }
+
+  // Recomputes the shown state from the confirmed one and what is pending.
+  _rebase(entry) {
+    entry.state = entry.confirmed === undefined || entry.actions.length === 0
+      ? entry.confirmed
+      : predictedState(entry.confirmed, entry.actions);
+  }
+
+  // A change of ours (a prediction, a confirmation without a patch, a rollback): one state
+  // change for the handlers, once the reactor has a state.
+  _localChange(entry, cause) {
+    this._rebase(entry);
+    if (entry.confirmed !== undefined && this._reactors.get(entry.address) === entry) this._notify(entry, cause);
+    this._announcePending();
+  }
+
+  _acked(record, ack) {
+    const entry = this._reactors.get(record.address);
+    record.status = 'acked';
+    record.applied = typeof ack.applied === 'number' ? ack.applied : ack.version;
+    record.epoch = entry?.epoch ?? null;
+    if (entry && entry.actions.includes(record) && this._confirmed(entry, record)) {
+      this._removeAction(entry, record);
+      this._localChange(entry, 'confirmed');
+    }
+    record.resolve({ reactor: ack.reactor, ref: ack.ref, version: ack.version, applied: record.applied, id: record.id, duplicate: ack.duplicate === true });
+  }
+
+  // Refused: the prediction goes at once (one state change), then the promise rejects.
+  _refused(record, error) {
+    const entry = this._reactors.get(record.address);
+    if (entry && this._removeAction(entry, record)) this._localChange(entry, 'rollback');
+    record.reject(error);
   }
 
   // A fresh action id: a random UUID where the platform has one.
@@ -989,11 +1196,10 @@ export class ReactorHubClient {
     this._notifyPresence(entry, 'presence', { joins: joins.map(([session]) => session), leaves });
   }
 
-  /** What the client holds for an address: {address, state, epoch, version}, or undefined. */
+  /** The handle of a joined (or being joined) address (state, confirmedState, epoch, version,
+   *  pending, presence), or undefined. */
   reactor(address) {
-    const entry = this._reactors.get(address);
-    if (!entry) return undefined;
-    return { address, state: entry.state, epoch: entry.epoch, version: entry.version };
+    return this._reactors.get(address)?.handle;
   }
 
   /** The addresses currently joined (or being joined). */
@@ -1054,6 +1260,9 @@ export class ReactorHubClient {
         this._onError(message, pending);
         break;
       case 'ack':
+        if (pending?.kind === 'action') this._acked(pending.record, message);
+        else pending?.resolve(message);
+        break;
       case 'pong':
         pending?.resolve(message);
         break;
@@ -1062,8 +1271,13 @@ export class ReactorHubClient {
     }
   }
 
+  _stateInfo(entry, cause, extra = {}) {
+    const pending = entry.actions.length;
+    return { address: entry.address, epoch: entry.epoch, version: entry.version, cause, predicted: pending > 0, pending, ...extra };
+  }
+
   _notify(entry, cause, extra = {}) {
-    const info = { address: entry.address, epoch: entry.epoch, version: entry.version, cause, ...extra };
+    const info = this._stateInfo(entry, cause, extra);
     for (const handlers of [...entry.handlers]) safely(handlers.onState, entry.state, info);
     this._emit('state', entry.address, entry.state, info);
   }
@@ -1077,15 +1291,20 @@ export class ReactorHubClient {
   _onSnapshot(message, pending) {
     const entry = this._reactors.get(message.reactor);
     if (!entry || this._superseded(entry, pending)) return;
-    entry.state = message.state;
+    // A fresh history (another epoch) keeps what was not answered yet: it is predicted on top
+    // of the new state and sent again; what was acknowledged in the old history is dropped.
+    entry.confirmed = message.state;
     entry.epoch = message.epoch;
     entry.version = message.version;
     entry.resyncing = false;
+    this._dropConfirmed(entry);
+    this._rebase(entry);
     this._notify(entry, 'snapshot');
     this._rebuildPresence(entry, message, 'snapshot');
     this._presenceLive(entry);
     this._settle(entry);
-    this._resendUnanswered(entry.address);
+    this._sendQueued(entry);
+    this._announcePending();
   }
 
   _onResumed(message, pending) {
@@ -1103,7 +1322,7 @@ export class ReactorHubClient {
     this._rebuildPresence(entry, message, 'resumed');
     this._presenceLive(entry);
     this._settle(entry);
-    this._resendUnanswered(entry.address);
+    this._sendQueued(entry);
   }
 
   _onPatch(message) {
@@ -1116,15 +1335,19 @@ export class ReactorHubClient {
     }
     let state;
     try {
-      state = applyPatch(entry.state, message.patch);
+      state = applyPatch(entry.confirmed, message.patch);
     } catch (error) {
       this._emit('error', new ReactorHubError('bad_patch', `patch ${message.version} for ${entry.address} does not apply: ${error.message}`, { reactor: entry.address }));
       this._resync(entry, false);
       return;
     }
-    entry.state = state;
+    // Every patch rebases: the shown state is the new confirmed one with what is still pending.
+    entry.confirmed = state;
     entry.version = message.version;
+    this._dropConfirmed(entry);
+    this._rebase(entry);
     this._notify(entry, 'patch', { patch: message.patch });
+    this._announcePending();
   }
 
   _onPulse(message) {
@@ -1141,6 +1364,10 @@ export class ReactorHubClient {
       this._emit('error', error);
       return;
     }
+    if (pending.kind === 'action') {
+      this._refused(pending.record, error);
+      return;
+    }
     if (pending.kind !== 'join') {
       pending.reject(error);
       return;
@@ -1153,10 +1380,12 @@ export class ReactorHubClient {
       this._reactors.delete(entry.address);
       this._settle(entry, error);
       this._failPresence(entry, error);
+      this._refuseActions(entry, error);
     } else if (error.code === 'forbidden' || error.code === 'unauthenticated') {
       // A re-join (after a reconnect) that the rights no longer allow: the reactor is given up.
       this._reactors.delete(entry.address);
       this._failPresence(entry, error);
+      this._refuseActions(entry, error);
       this._emit('left', entry.address, error.code);
     }
   }
@@ -1171,7 +1400,15 @@ export class ReactorHubClient {
     for (const handlers of [...entry.handlers]) safely(handlers.onError, error);
     this._settle(entry, error);
     this._failPresence(entry, error);
+    this._refuseActions(entry, error);
     this._emit('left', address, reason);
+  }
+
+  // The reactor was given up (its join refused, or left by the server): its actions reject with
+  // the reason.
+  _refuseActions(entry, error) {
+    this._dropActions(entry, error.code, (r) => `action ${r.id} on ${entry.address} was not sent: ${error.message}`);
+    this._announcePending();
   }
 }
 

@@ -15,15 +15,21 @@ export const BINARY = process.env.REACTORHUB_BINARY || join(ROOT, '.build/debug/
 export const OUTPUT = process.env.REACTORHUB_TEST_OUTPUT || join(ROOT, 'test-output');
 
 /** Runs `body` (which declares the tests) when a daemon binary and a WebSocket global exist;
- *  without the global (Node 20), runs `file` again with --experimental-websocket. */
-export function liveSuite(name, file, body) {
+ *  without the global (Node 20), runs `file` again with --experimental-websocket. With
+ *  `nodePath`, the file runs (again) with that folder on NODE_PATH too (Debian's node modules,
+ *  where the CommonJS React packages find each other). */
+export function liveSuite(name, file, body, { nodePath = null } = {}) {
+  const paths = (process.env.NODE_PATH ?? '').split(':').filter(Boolean);
+  const needsPath = nodePath !== null && !paths.includes(nodePath);
   if (!existsSync(BINARY)) {
     test(name, { skip: `no daemon binary at ${BINARY} (set REACTORHUB_BINARY)` }, () => {});
-  } else if (typeof globalThis.WebSocket === 'undefined') {
-    test(`${name} (run again with --experimental-websocket)`, () => {
+  } else if (typeof globalThis.WebSocket === 'undefined' || needsPath) {
+    test(`${name} (run again with ${needsPath ? `NODE_PATH=${nodePath}` : '--experimental-websocket'})`, () => {
       const env = { ...process.env };
       delete env.NODE_TEST_CONTEXT; // else the child reports in this runner's protocol
-      const run = spawnSync(process.execPath, ['--experimental-websocket', '--test', '--test-reporter=spec', fileURLToPath(file)], {
+      if (needsPath) env.NODE_PATH = [...paths, nodePath].join(':');
+      const flags = typeof globalThis.WebSocket === 'undefined' ? ['--experimental-websocket'] : [];
+      const run = spawnSync(process.execPath, [...flags, '--test', '--test-reporter=spec', fileURLToPath(file)], {
         encoding: 'utf8', env, timeout: 240000,
       });
       process.stdout.write(run.stdout);

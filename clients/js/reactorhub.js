@@ -1,0 +1,1 @@
+../../web/reactorhub.js
