@@ -118,3 +118,14 @@ extension Configuration {
         public init() {}
     }
 }
+
+extension Configuration {
+    /// The HTTP API, event stream included (`api`, shared/API.md).
+    public struct API: Sendable, Equatable, OptionalSection {
+        /// `api.enabled`: false answers every path under `/api/v1/` with 404.
+        public var enabled = true
+
+        /// The defaults of a present `api` section.
+        public init() {}
+    }
+}

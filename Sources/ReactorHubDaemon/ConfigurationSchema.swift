@@ -142,6 +142,9 @@ enum ConfigurationSchema {
             .key("leaseMs", \.leaseMs, .integer(100...600_000), "how long an instance's owner holds it without renewing"),
             .key("keyPrefix", \.keyPrefix, .text(), "the prefix of every Redis key"),
         ]),
+        .optional("api", \.api, "the HTTP API and event stream under `/api/v1/` (docs/api-http.md); absent: on", [
+            .key("enabled", \.enabled, .boolean, "serve `/api/v1/`; false: every path under it answers 404"),
+        ]),
     ]
 
     static let diagnostics: [Key] = [

@@ -294,6 +294,7 @@ extension Configuration {
         transport.webRoot = webRoot
         transport.serverName = "reactorhub"
         transport.maxMessageBytes = limits.maxMessageBytes
+        transport.maxRequestBodyBytes = limits.maxMessageBytes
         transport.maxConnections = limits.maxConnections
         transport.maxConnectionsPerAddress = limits.maxConnectionsPerAddress
         transport.upgradesPerSecond = limits.upgradesPerSecond
@@ -313,6 +314,8 @@ extension Configuration {
         var hub = HubConfiguration()
         hub.serverName = serverName
         hub.maxJoinsPerConnection = limits.maxJoinsPerConnection
+        hub.maxMessageBytes = limits.maxMessageBytes
+        hub.apiEnabled = api?.enabled ?? true
         hub.actionsPerSecond = limits.actionsPerSecond
         hub.actionBurst = limits.actionBurst
         hub.outboundQueueBytes = limits.outboundQueueBytes

@@ -28,7 +28,8 @@ extension Hub {
             dedupeEntries: configuration.dedupeEntries,
             trapLabel: TrapLabel(slot.address.description),
             actionLabels: registry.kind(named: slot.address.kind)?.actionLabels ?? ActionLabels(),
-            fresh: fresh
+            fresh: fresh,
+            events: configuration.events
         )
     }
 
@@ -45,9 +46,7 @@ extension Hub {
                 slot.complete(result) { route, request in
                     perform(request, route: route, address: slot.address)
                 }
-                if case .failure = result {
-                    forgetFailed(slot)
-                }
+                loaded(slot, result)
             }
             return
         }
@@ -63,8 +62,21 @@ extension Hub {
             slot.complete(result) { route, request in
                 perform(request, route: route, address: slot.address)
             }
-            if case .failure = result {
-                forgetFailed(slot)
+            loaded(slot, result)
+        }
+    }
+
+    /// After a load: a failed slot is forgotten; a new instance this node owns is told to
+    /// whoever hears instance events (`instance.created`).
+    private func loaded(_ slot: InstanceSlot, _ result: Result<any HubInstance, ProtocolError>) {
+        switch result {
+        case .failure:
+            forgetFailed(slot)
+        case .success(let instance):
+            guard let events = configuration.events, instance.isOwner else { return }
+            events.emit(.created, in: slot.address) {
+                let (epoch, version) = instance.position
+                return .created(slot.address, epoch: epoch, version: version)
             }
         }
     }
