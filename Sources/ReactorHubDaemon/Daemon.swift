@@ -141,6 +141,8 @@ public enum Daemon {
         let server = WebSocketServer(configuration: transport, logger: logger)
         var hubConfiguration = configuration.hubConfiguration(serverName: "reactorhub/\(version)")
         hubConfiguration.auth = auth
+        let webhooks = configuration.webhookService(logger: logger)
+        hubConfiguration.events = webhooks
         let hub = Hub(
             configuration: hubConfiguration,
             registry: registry,
@@ -152,6 +154,9 @@ public enum Daemon {
         if let cluster {
             hub.addReadinessCheck { cluster.unavailableReason }
             hub.addMetricsSource { out in cluster.render(into: &out) }
+        }
+        if let webhooks {
+            hub.addMetricsSource { out in webhooks.render(into: &out) }
         }
         hub.addMetricsSource { [server] out in
             out.family("reactorhub_origin_rejected_total", type: "counter", help: "WebSocket upgrades refused for their Origin.")
@@ -198,8 +203,9 @@ public enum Daemon {
             ]
         )
         // Stopped in reverse: eviction, then the hub drains, then the server delivers what
-        // is queued and closes every client with 1001, then the store commits and closes.
-        services += [server, hub, IdleEviction(hub: hub), OutboundBudget(hub: hub)]
+        // is queued and closes every client with 1001, then the webhooks deliver what is
+        // queued (within the grace), then the store commits and closes.
+        services += (webhooks.map { [$0] } ?? []) + [server, hub, IdleEviction(hub: hub), OutboundBudget(hub: hub)]
         let group = ServiceGroup(
             services: services,
             shutdownSignal: {

@@ -43,10 +43,7 @@ extension Hub {
                 if case .failure(let error) = result {
                     logger.warning("could not serve instance", metadata: ["reactor": slot.address.description, "error": error.message])
                 }
-                slot.complete(result) { route, request in
-                    perform(request, route: route, address: slot.address)
-                }
-                loaded(slot, result)
+                complete(slot, result)
             }
             return
         }
@@ -59,25 +56,25 @@ extension Hub {
                 logger.error("could not create instance", metadata: ["reactor": slot.address.description, "error": "\(error)"])
                 result = .failure(ProtocolError(.internal, "\(slot.address) could not be created: \(error)"))
             }
-            slot.complete(result) { route, request in
-                perform(request, route: route, address: slot.address)
-            }
-            loaded(slot, result)
+            complete(slot, result)
         }
     }
 
-    /// After a load: a failed slot is forgotten; a new instance this node owns is told to
-    /// whoever hears instance events (`instance.created`).
-    private func loaded(_ slot: InstanceSlot, _ result: Result<any HubInstance, ProtocolError>) {
-        switch result {
-        case .failure:
-            forgetFailed(slot)
-        case .success(let instance):
-            guard let events = configuration.events, instance.isOwner else { return }
+    /// Settles a load: a new instance this node owns is told to whoever hears instance
+    /// events (`instance.created`, before anything the requests that waited cause), the
+    /// requests that waited are replayed, and a failed slot is forgotten.
+    private func complete(_ slot: InstanceSlot, _ result: Result<any HubInstance, ProtocolError>) {
+        if case .success(let instance) = result, let events = configuration.events, instance.isOwner {
             events.emit(.created, in: slot.address) {
                 let (epoch, version) = instance.position
                 return .created(slot.address, epoch: epoch, version: version)
             }
+        }
+        slot.complete(result) { route, request in
+            perform(request, route: route, address: slot.address)
+        }
+        if case .failure = result {
+            forgetFailed(slot)
         }
     }
 
