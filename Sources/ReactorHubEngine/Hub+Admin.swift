@@ -20,6 +20,9 @@ extension Hub {
         if !request.originAllowed {
             return respond(.text(403, "origin \(request.headers["origin"] ?? "?") is not allowed (security.allowedOrigins)"))
         }
+        if request.bodyOverLimit {
+            return respond(.text(413, "request body over \(configuration.maxMessageBytes) bytes"))
+        }
         if request.path == "/readyz" {
             return respond(readyz())
         }
