@@ -109,6 +109,11 @@ let package = Package(
         .testTarget(name: "ReactorsTests", dependencies: ["ReactorHubKinds", "Reactor", "ReactorTesting", "ReactorHubJSON"], swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["ReactorHubProtocol", "ReactorHubDaemon", "ReactorHubJSON", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ClusterTests", dependencies: ["ReactorHubRedis", "ReactorHubLocking", "ReactorHubLogging", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "WebhooksTests",
+            dependencies: ["ReactorHubWebhooks", "ReactorHubAuth", "ReactorHubEngine", "ReactorHubProtocol", "ReactorHubJSON"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "AuthTests", dependencies: ["ReactorHubProtocol", "ReactorHubAuth", "ReactorHubJSON"], exclude: ["Vectors"], swiftSettings: strict),
         .testTarget(name: "PersistenceTests", dependencies: ["ReactorHubProtocol", "ReactorHubSQLite", "ReactorHubStore", "ReactorHubJSON", "ReactorHubLogging"], swiftSettings: strict),
         .testTarget(
