@@ -91,6 +91,7 @@ extension Hub {
             return .success(.user(identity))
         case .failure(let refusal):
             metrics.authFailures.increment(refusal.reason)
+            logger.info("refusing request: token refused", metadata: ["reason": refusal.reason, "peer": request.peerAddress, "path": request.path])
             return .failure(APIError(ProtocolError(.unauthenticated, "the token was refused (\(refusal.reason)): \(refusal.message)")))
         }
     }
