@@ -23,11 +23,13 @@ def free_port() -> int:
 
 
 class RedisProcess:
-    """A redis-server without persistence on 127.0.0.1:PORT."""
+    """A redis-server without persistence on 127.0.0.1:PORT; `extra` arguments follow
+    (`--replicaof 127.0.0.1 PORT`, `--replica-priority 0`)."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, extra: tuple[str, ...] = ()):
         self.port = free_port()
         self.name = name
+        self.extra = extra
         self.process = None
         self.workdir = pathlib.Path(tempfile.mkdtemp(prefix="rh-redis-"))
         self.start()
@@ -47,7 +49,7 @@ class RedisProcess:
             with open(OUTPUT / f"{self.name}-redis.log", "ab") as log:
                 self.process = subprocess.Popen(
                     [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                     "--dir", str(self.workdir)],
+                     "--dir", str(self.workdir), *self.extra],
                     stdout=log, stderr=log,
                 )
             wait_for(lambda: self.process.poll() is not None or self.answering_pid() is not None, timeout=20)

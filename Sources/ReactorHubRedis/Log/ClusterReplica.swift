@@ -16,8 +16,9 @@ protocol ClusterReplica: HubInstance {
     func received(_ entry: LogEntry)
     /// A presence notice of another node (or this one) from the instance's channel.
     func presenceNotice(_ notice: PresenceStore.Notice)
-    /// The pub/sub link came back: what was published meanwhile is read from the stream.
-    func linkRecovered()
+    /// The pub/sub link came back: what was published meanwhile is read from the stream;
+    /// `done` runs once it has been (or the replica ended).
+    func linkRecovered(done: @escaping @Sendable () -> Void)
     /// Applies a forwarded action when this node owns the instance; false otherwise.
     func accept(_ action: ForwardedAction) -> Bool
     /// The node this replica believed the owner refused an action: look it up again.

@@ -63,7 +63,9 @@ extension ReplicaInstance {
                 await apply(entries)
                 entries = []
                 switch event {
-                case .repair: await repair()
+                case .repair(let done):
+                    await repair()
+                    done?()
                 case .reload: await reload()
                 case .entry: break
                 }
@@ -187,10 +189,23 @@ extension ReplicaInstance {
         }
     }
 
-    /// Reads the instance afresh; every subscriber gets a snapshot when it changed.
+    /// Reads the instance afresh; every subscriber gets a snapshot when it changed. When
+    /// Redis holds less of the epoch than this node delivered (a failover lost its last
+    /// writes), the view waits for the new epoch its owner starts instead: going back
+    /// within one epoch would let two histories share it.
     func reload() async {
         do {
             guard let fetched = try await fetch() else { return markStale() }
+            let (epoch, version) = view.position
+            if fetched.start.epoch == epoch, fetched.start.version < version {
+                if !view.isStale {
+                    view.markStale()
+                    logger.warning("Redis holds less of this epoch than was delivered; waiting for a new epoch", metadata: [
+                        "epoch": epoch, "delivered": String(version), "held": String(fetched.start.version),
+                    ])
+                }
+                return
+            }
             install(fetched)
             logger.debug("replica reloaded", metadata: ["epoch": fetched.start.epoch, "version": String(fetched.start.version)])
         } catch {
