@@ -59,7 +59,12 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
     /// A node `options.nodeID` on the Redis server of `redis` (its timeouts only when
     /// `sentinel` is given: the master is then the one a majority of the sentinels names);
     /// nothing connects before `start()`.
-    public init(options: ClusterOptions, redis: RedisConfiguration, sentinel: SentinelConfiguration? = nil, logger: Logger) {
+    public convenience init(options: ClusterOptions, redis: RedisConfiguration, sentinel: SentinelConfiguration? = nil, logger: Logger) {
+        self.init(options: options, redis: redis, sentinel: sentinel, directory: nil, logger: logger)
+    }
+
+    /// A node whose links follow `directory` when given (tests move the master by hand).
+    init(options: ClusterOptions, redis: RedisConfiguration, sentinel: SentinelConfiguration?, directory given: MasterDirectory?, logger: Logger) {
         var logger = logger
         logger[metadataKey: "node"] = options.nodeID
         self.options = options
@@ -68,7 +73,10 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
         self.relay = relay
         var redis = redis
         redis.clientName = "reactorhub-" + String(options.nodeID.map { $0.isLetter || $0.isNumber || "-_.:".contains($0) ? $0 : "_" })
-        if var sentinel {
+        if let given {
+            directory = given
+            watcher = nil
+        } else if var sentinel {
             sentinel.link.clientName = redis.clientName
             directory = MasterDirectory(waitingFor: "asking the sentinels for master '\(sentinel.masterName)'")
             watcher = SentinelWatcher(configuration: sentinel, directory: directory, logger: logger)

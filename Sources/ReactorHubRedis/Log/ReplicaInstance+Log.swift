@@ -2,10 +2,13 @@ import ReactorHubEngine
 import ReactorHubJSON
 import ReactorHubProtocol
 
-/// What a replica read from Redis: where its view starts, and the log position after it.
+/// What a replica read from Redis: where its view starts, the log position after it, and
+/// the replies its log holds for this node's senders (delivered after a reload, which
+/// applies their entries without going through them one by one).
 struct FetchedReplica: Sendable {
     var start: InstanceView.Start
     var position: LogPosition
+    var replies: [(token: UInt64, reply: [UInt8])] = []
 }
 
 /// The follower side: reading the Redis log into the view, live entries in order, gaps
@@ -22,8 +25,12 @@ extension ReplicaInstance {
         var version = snapshot.version
         var history: [PatchFrame] = []
         var position = LogPosition(version: snapshot.version, sequence: 0)
+        var replies: [(token: UInt64, reply: [UInt8])] = []
         for entry in log where entry.epoch == stored.epoch {
             position = max(position, entry.position)
+            if let reply = entry.reply, let to = entry.replyTo.flatMap(ReplyAddress.init(bytes:)), to.node == node.id {
+                replies.append((to.token, reply))
+            }
             guard let frame = frame(of: entry) else { continue }
             if let last = history.last, last.version != frame.base { history = [] }
             history.append(frame)
@@ -36,7 +43,9 @@ extension ReplicaInstance {
             }
         }
         if history.last?.version != version { history = [] }
-        return FetchedReplica(start: .init(epoch: stored.epoch, version: version, state: state, history: history), position: position)
+        return FetchedReplica(
+            start: .init(epoch: stored.epoch, version: version, state: state, history: history), position: position, replies: replies
+        )
     }
 
     /// The patch frame of a patch entry, as every node writes it from the operations.
@@ -45,11 +54,15 @@ extension ReplicaInstance {
         return context.codec.patch(addressText, version: entry.version, base: entry.effectiveBase, operations: patch)
     }
 
-    /// Starts the view afresh from what was read.
+    /// Starts the view afresh from what was read; then the senders here whose replies its
+    /// log holds get them (at most once each: a sender answered already is gone).
     func install(_ fetched: FetchedReplica) {
         view.install(fetched.start)
         position.withLock { $0 = fetched.position }
         needsRepair.store(false, ordering: .relaxed)
+        for (token, reply) in fetched.replies {
+            node.deliverReply(token, reply)
+        }
     }
 
     func applyLoop() async {
@@ -111,8 +124,9 @@ extension ReplicaInstance {
     /// Hands the entries that continue the view to it, in log order, as records; skips
     /// those already held.
     func deliverRun(_ entries: ArraySlice<LogEntry>) -> RunEnd {
-        guard !view.isStale else { return .stale }
         let (epoch, held) = view.position
+        // A stale view waits for a new epoch: one that shows up is read at once.
+        guard !view.isStale else { return entries.contains { $0.epoch != epoch } ? .otherEpoch : .stale }
         let start = position.withLock { $0 }
         var version = held
         var records: [LogRecord] = []

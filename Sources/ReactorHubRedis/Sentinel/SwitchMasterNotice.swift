@@ -8,6 +8,12 @@ struct SwitchMasterNotice: Sendable, Hashable {
     /// The server that is the master now.
     let new: RedisEndpoint
 
+    init(masterName: String, old: RedisEndpoint, new: RedisEndpoint) {
+        self.masterName = masterName
+        self.old = old
+        self.new = new
+    }
+
     /// The notice in `payload`; nil when it is not one.
     init?(_ payload: [UInt8]) {
         let words = String(decoding: payload, as: UTF8.self).split(separator: " ").map(String.init)
