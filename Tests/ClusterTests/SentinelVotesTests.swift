@@ -90,11 +90,35 @@ struct SentinelVotesTests {
         #expect(named12 == old)
     }
 
-    @Test func switchMasterMessagesAreRead() {
-        let notice = SwitchMasterNotice(Array("mymaster 127.0.0.1 7001 127.0.0.1 7002".utf8))
-        #expect(notice == SwitchMasterNotice(masterName: "mymaster", old: old, new: new))
-        #expect(SwitchMasterNotice(Array("mymaster 127.0.0.1 7001".utf8)) == nil)
-        #expect(SwitchMasterNotice(Array("mymaster 127.0.0.1 x 127.0.0.1 7002".utf8)) == nil)
+    @Test func aPromotionUnderWaySetsTheMasterAsideUnlessItIsGivenUp() {
+        var votes = votes()
+        let now = ContinuousClock.now
+        for index in sentinels.indices {
+            votes.record(.names(old), from: index)
+        }
+        votes.promoting(old, at: now)
+        let whilePromoting = votes.named(at: now)
+        #expect(whilePromoting == nil)
+        votes.aborted(new)
+        let otherAbort = votes.named(at: now)
+        #expect(otherAbort == nil)
+        votes.aborted(old)
+        let givenUp = votes.named(at: now)
+        #expect(givenUp == old)
+    }
+
+    @Test func sentinelNoticesAreRead() {
+        func notice(_ channel: String, _ text: String) -> SentinelNotice? {
+            SentinelNotice(channel: channel, payload: Array(text.utf8))
+        }
+        #expect(notice("+switch-master", "mymaster 127.0.0.1 7001 127.0.0.1 7002") == .switched(masterName: "mymaster", old: old, new: new))
+        #expect(notice("+switch-master", "mymaster 127.0.0.1 7001") == nil)
+        #expect(notice("+switch-master", "mymaster 127.0.0.1 x 127.0.0.1 7002") == nil)
+        #expect(notice("+failover-state-send-slaveof-noone", "slave 127.0.0.1:7002 127.0.0.1 7002 @ mymaster 127.0.0.1 7001")
+            == .promoting(masterName: "mymaster", master: old))
+        #expect(notice("-failover-abort-slave-timeout", "master mymaster 127.0.0.1 7001") == .aborted(masterName: "mymaster", master: old))
+        #expect(notice("+sdown", "master mymaster 127.0.0.1 7001") == nil)
+        #expect(notice("+failover-state-send-slaveof-noone", "slave 127.0.0.1:7002") == nil)
     }
 
     @Test func endpointsAreReadFromHostAndPort() {

@@ -46,6 +46,15 @@ extension ClusterNode {
         }
     }
 
+    /// The master moved: the actions this node forwarded may have been lost with the old
+    /// master's inbox entries (delivery is at most once), so their senders wait at most
+    /// `RedisLog.holdInterval` × 3 more. An owner whose commit of one waits for `WAIT` says
+    /// so every `holdInterval`, which extends the wait; any other reply comes well before.
+    func shortenForwardedReplies() {
+        let deadline = ContinuousClock.now + RedisLog.holdInterval * 3
+        pending.withLock { $0.shortenForwarded(to: deadline) }
+    }
+
     /// Tells the senders of `targets` to keep waiting: their action's commit is written and
     /// waits for `WAIT` (`cluster.minReplicas`), so their reply will come.
     func holdReplies(_ targets: [ReplyAddress]) {

@@ -49,6 +49,8 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
     private let draining = Atomic<Bool>(false)
     /// The inbox reader's loop, started with the links and ended by `run()`'s shutdown.
     private let reading = Locked<Task<Void, Never>?>(nil)
+    /// The sentinel watcher's loop, likewise: the master is asked for before the node serves.
+    private let watching = Locked<Task<Void, Never>?>(nil)
 
     /// Passes the subscriber's, the inbox's and the heartbeat's events to the node, which
     /// exists only after they do.
@@ -127,11 +129,14 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
     /// (A reply lost with a failed owner is noticed sooner: when another node holds the lease.)
     var replyTimeout: Duration { max(options.lease + .seconds(5), .seconds(10)) }
 
-    /// Connects to Redis (the client and the subscriber reconnect by themselves) and starts
-    /// reading this node's inbox, so that the node is ready before it serves; `run()` ends
-    /// them.
+    /// Connects to Redis (the client and the subscriber reconnect by themselves; with
+    /// Sentinel, to the master the sentinels name) and starts reading this node's inbox, so
+    /// that the node is ready before it serves; `run()` ends them.
     public func start() {
-        watcher?.start()
+        if let watcher {
+            watcher.start()
+            watching.withLock { $0 = Task { await watcher.run() } }
+        }
         client.start()
         if writer !== client { writer.start() }
         subscriber.start()
@@ -168,7 +173,6 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.heartbeat.run() }
             group.addTask { await self.sweepLoop() }
-            if let watcher { group.addTask { await watcher.run() } }
             group.addTask { await self.proveDelivery() }
             await stopping.wait()
             group.cancelAll()
@@ -182,6 +186,10 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
             try await registry.deregister()
         } catch {
             logger.info("node not deregistered", metadata: ["error": error.message])
+        }
+        if let watching = watching.withLock({ $0 }) {
+            watching.cancel()
+            await watching.value
         }
         await subscriber.shutdown()
         if writer !== client { await writer.shutdown() }
@@ -206,9 +214,14 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
     }
 
     private func sweepLoop() async {
+        var moves = directory.moves
         while !Task.isCancelled {
             for replica in replicas.withLock({ Array($0.values) }) {
                 await replica.sweep()
+            }
+            if directory.moves != moves {
+                moves = directory.moves
+                shortenForwardedReplies()
             }
             expireReplies()
             try? await Task.sleep(for: options.renewInterval)

@@ -6,7 +6,7 @@ import ReactorHubEngine
 extension RedisLog {
     /// How often the senders of entries still waiting for `WAIT` are told to keep waiting
     /// (their node would otherwise answer them `overloaded` after its reply timeout).
-    static let holdInterval = Duration.seconds(2)
+    static let holdInterval = Duration.seconds(1)
 
     /// Waits until `WAIT` says every entry written so far reached `minReplicas` replicas,
     /// then publishes them in order (`confirm`). Meanwhile their senders get nothing, and
@@ -16,6 +16,7 @@ extension RedisLog {
         guard !progress.unconfirmed.isEmpty || progress.inheritedUnconfirmed else { return }
         let replicas = node.options.minReplicas
         var heldAt = ContinuousClock.now
+        var holds = 0
         var delay = Duration.milliseconds(20)
         while !retired.load(ordering: .relaxed) {
             do throws(RedisError) {
@@ -49,9 +50,12 @@ extension RedisLog {
             if ContinuousClock.now - heldAt >= Self.holdInterval {
                 heldAt = .now
                 node.holdReplies(progress.unconfirmed.compactMap { $0.reply.flatMap { ReplyAddress(bytes: $0.to) } })
-                logger.warning("commits wait for cluster.minReplicas replicas", metadata: [
-                    "replicas": String(replicas), "waiting": String(progress.unconfirmed.count),
-                ])
+                holds += 1
+                if holds % 10 == 1 {
+                    logger.warning("commits wait for cluster.minReplicas replicas", metadata: [
+                        "replicas": String(replicas), "waiting": String(progress.unconfirmed.count),
+                    ])
+                }
             }
         }
     }

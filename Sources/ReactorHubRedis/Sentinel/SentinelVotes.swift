@@ -7,6 +7,9 @@
 ///   one: the other sentinels' answers naming it are set aside until they answer again,
 ///   and it is not named again until a majority has named another server since (or, should
 ///   that never happen, `banLength` has passed).
+/// - So is a sentinel starting to promote one of its replicas: from then on what the old
+///   master takes may never reach the new one (its other replicas still confirm it to
+///   `WAIT`), so it is set aside likewise, unless the failover is given up.
 struct SentinelVotes: Sendable {
     /// One sentinel's last answer.
     enum Answer: Sendable, Equatable {
@@ -52,6 +55,17 @@ struct SentinelVotes: Sendable {
         }
         answers[index] = .names(new)
         if old != new { banned = (old, now) }
+    }
+
+    /// A sentinel is promoting a replica of `master`: it is not named again until a majority
+    /// names another server (or the failover is given up), though the sentinels still name it.
+    mutating func promoting(_ master: RedisEndpoint, at now: ContinuousClock.Instant) {
+        banned = (master, now)
+    }
+
+    /// The failover of `master` was given up: it may be named again.
+    mutating func aborted(_ master: RedisEndpoint) {
+        if banned?.endpoint == master { banned = nil }
     }
 
     /// The master a majority names now (never the banned former master); clears the ban

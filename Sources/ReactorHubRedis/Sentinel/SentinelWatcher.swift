@@ -43,8 +43,12 @@ public final class SentinelWatcher: Sendable {
             clients.append(RedisClient(configuration: link, directory: fixed, logger: logger))
             link.name += "-subscriber"
             subscribers.append(RedisSubscriber(configuration: link, directory: fixed, logger: logger) { event in
-                guard case .message(_, let payload) = event, let notice = SwitchMasterNotice(payload),
-                      notice.masterName == configuration.masterName else { return }
+                let notice: SentinelNotice? = switch event {
+                case .message(let channel, let payload): SentinelNotice(channel: channel, payload: payload)
+                case .patternMessage(_, let channel, let payload): SentinelNotice(channel: channel, payload: payload)
+                case .linkDown, .resubscribed: nil
+                }
+                guard let notice, notice.masterName == configuration.masterName else { return }
                 Self.heard(notice, from: index, votes: votes, directory: directory, logger: logger)
             })
         }
@@ -63,7 +67,8 @@ public final class SentinelWatcher: Sendable {
     public func run() async {
         for subscriber in subscribers {
             // A link that is down subscribes once it is up.
-            try? await subscriber.subscribe(["+switch-master"])
+            try? await subscriber.subscribe(SentinelNotice.channels)
+            try? await subscriber.subscribe(patterns: SentinelNotice.patterns)
         }
         await withTaskGroup(of: Void.self) { group in
             for index in clients.indices {
@@ -103,16 +108,32 @@ public final class SentinelWatcher: Sendable {
         }
     }
 
-    /// A sentinel switched the master: the old one is withdrawn now, before anything else.
+    /// A sentinel switched the master, or is promoting a replica: the old master is
+    /// withdrawn now, before anything else is written to it. A failover given up lets it be
+    /// named again.
     private static func heard(
-        _ notice: SwitchMasterNotice, from index: Int, votes: Locked<SentinelVotes>, directory: MasterDirectory, logger: Logger
+        _ notice: SentinelNotice, from index: Int, votes: Locked<SentinelVotes>, directory: MasterDirectory, logger: Logger
     ) {
-        votes.withLock { $0.switched(from: notice.old, to: notice.new, by: index, at: .now) }
-        if directory.target.map({ $0.endpoint != notice.new }) ?? false {
-            directory.withdraw("Redis is failing over from \(notice.old) to \(notice.new): waiting for a majority of the sentinels")
-            logger.warning("+switch-master: no more writes to the old master", metadata: [
-                "old": "\(notice.old)", "new": "\(notice.new)", "sentinel": "\(index + 1)",
-            ])
+        switch notice {
+        case .switched(_, let old, let new):
+            votes.withLock { $0.switched(from: old, to: new, by: index, at: .now) }
+            if directory.target.map({ $0.endpoint != new }) ?? false {
+                directory.withdraw("Redis is failing over from \(old) to \(new): waiting for a majority of the sentinels")
+                logger.warning("+switch-master: no more writes to the old master", metadata: [
+                    "old": "\(old)", "new": "\(new)", "sentinel": "\(index + 1)",
+                ])
+            }
+        case .promoting(_, let master):
+            votes.withLock { $0.promoting(master, at: .now) }
+            if directory.target?.endpoint == master {
+                directory.withdraw("Redis is failing over: a sentinel is promoting a replica of \(master)")
+                logger.warning("a sentinel promotes a replica: no more writes to the master", metadata: [
+                    "master": "\(master)", "sentinel": "\(index + 1)",
+                ])
+            }
+        case .aborted(_, let master):
+            votes.withLock { $0.aborted(master) }
+            logger.warning("a sentinel gave a failover up", metadata: ["master": "\(master)", "sentinel": "\(index + 1)"])
         }
         settle(votes: votes, directory: directory, logger: logger)
     }
