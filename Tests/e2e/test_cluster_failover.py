@@ -2,16 +2,14 @@
 (`kill -9`) or stalled (`SIGSTOP`) under a stream of actions, Redis restarted without its
 data, and a rolling restart of every node under writers that retry with action ids."""
 import asyncio
-import json
 import time
-import urllib.request
 
 from cluster_support import (  # noqa: F401
     LEASE_MS, cluster_factory, continue_process, converged, no_fork, observe, owned, redis_server, stop_process, wait_acks,
 )
 from cluster_writer import IdWriter, check_exactly_once
 from conftest import wait_for
-from sync_harness import SyncClient, canonical
+from sync_harness import SyncClient, barrier, canonical, fresh_snapshot
 
 # Takeover is due within leaseMs + 1 s (CLUSTER.md); the first ack after it also needs the
 # writer's retry and a round trip, on a machine shared with other builds: that much slack.
