@@ -1,6 +1,7 @@
 @testable import ReactorHubRedis
 @testable import ReactorHubEngine
 import ReactorHubJSON
+import ReactorHubLogging
 import ReactorHubMetrics
 import TestSupport
 import Testing
@@ -27,7 +28,8 @@ struct ClusterHubTests {
     /// `count` nodes on a Redis of their own, or on the master `directory` names (the test
     /// moves it).
     private func withNodes(
-        _ count: Int, lease: Duration = .seconds(10), on directory: MasterDirectory? = nil, _ body: ([Node]) async throws -> Void
+        _ count: Int, lease: Duration = .seconds(10), on directory: MasterDirectory? = nil, logger: Logger = testLogger,
+        _ body: ([Node]) async throws -> Void
     ) async throws {
         let redis = directory == nil ? try await RedisServer.start() : nil
         let endpoint = directory?.target?.endpoint ?? RedisEndpoint(host: redis?.host ?? "", port: redis?.port ?? 0)
@@ -39,7 +41,7 @@ struct ClusterHubTests {
             options.lease = lease
             let cluster = ClusterNode(
                 options: options, redis: RedisConfiguration(host: endpoint.host, port: endpoint.port), sentinel: nil, directory: directory,
-                logger: testLogger
+                logger: logger
             )
             cluster.start()
             let running = Task { try await cluster.run() }
@@ -49,7 +51,7 @@ struct ClusterHubTests {
             configuration.actionsPerSecond = 100_000
             configuration.actionBurst = 100_000
             let transport = InMemoryTransport()
-            let hub = Hub(configuration: configuration, registry: testRegistry(), transport: transport, cluster: cluster, logger: testLogger)
+            let hub = Hub(configuration: configuration, registry: testRegistry(), transport: transport, cluster: cluster, logger: logger)
             try hub.start()
             nodes.append(Node(hub: hub, cluster: cluster, transport: transport, running: running))
         }
@@ -218,16 +220,19 @@ struct ClusterHubTests {
     }
 
     @Test func aReplicaPromotedWithoutTheLastCommitsGivesEveryClientANewEpochNeverAFork() async throws {
+        // Quiet: every link reports the master's death at once.
+        var quiet = testLogger
+        quiet.logLevel = .error
         let master = try await RedisServer.start()
         let replica = try await RedisServer.start(replicaOf: master)
         let directory = MasterDirectory.fixed(RedisEndpoint(host: master.host, port: master.port))
         let admin = RedisClient(
             configuration: RedisConfiguration(host: master.host, port: master.port), directory: .fixed(
                 RedisEndpoint(host: master.host, port: master.port), expectsMaster: false
-            ), logger: testLogger
+            ), logger: quiet
         )
         admin.start()
-        try await withNodes(2, on: directory) { nodes in
+        try await withNodes(2, on: directory, logger: quiet) { nodes in
             let owner = try await nodes[0].connect()
             let follower = try await nodes[1].connect()
             let joined = try await owner.join("doc/f")
@@ -278,7 +283,7 @@ struct ClusterHubTests {
             let promoter = RedisClient(
                 configuration: RedisConfiguration(host: replica.host, port: replica.port), directory: .fixed(
                     RedisEndpoint(host: replica.host, port: replica.port), expectsMaster: false
-                ), logger: testLogger
+                ), logger: quiet
             )
             promoter.start()
             while (try? await promoter.send(["REPLICAOF", "NO", "ONE"])) == nil {

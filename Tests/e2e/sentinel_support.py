@@ -81,10 +81,11 @@ def script_calls(port: int) -> int:
 class SentinelProcess:
     """A redis-sentinel on 127.0.0.1:`port` (free a moment ago) watching the master."""
 
-    def __init__(self, name: str, port: int, master_port: int):
+    def __init__(self, name: str, port: int, master_port: int, failover_timeout_ms: int = 4000):
         self.name = name
         self.port = port
         self.master_port = master_port
+        self.failover_timeout_ms = failover_timeout_ms
         self.workdir = pathlib.Path(tempfile.mkdtemp(prefix="rh-sentinel-"))
         self.process = None
 
@@ -97,7 +98,7 @@ class SentinelProcess:
             f"port {self.port}", "bind 127.0.0.1", f"dir {self.workdir}", "sentinel resolve-hostnames no",
             f"sentinel monitor {MASTER_NAME} 127.0.0.1 {self.master_port} 2",
             f"sentinel down-after-milliseconds {MASTER_NAME} 1000",
-            f"sentinel failover-timeout {MASTER_NAME} 4000",
+            f"sentinel failover-timeout {MASTER_NAME} {self.failover_timeout_ms}",
             f"sentinel parallel-syncs {MASTER_NAME} 2", "",
         ]))
         OUTPUT.mkdir(parents=True, exist_ok=True)
@@ -143,7 +144,7 @@ class Topology:
     `sentinels` are not started until `start_sentinels()` when `sentinels_now` is false, so
     that a daemon can be seen starting before them."""
 
-    def __init__(self, name: str, sentinels_now: bool = True):
+    def __init__(self, name: str, sentinels_now: bool = True, failover_timeout_ms: int = 4000):
         self.name = name
         self.servers: list[RedisProcess] = []
         self.sentinels: list[SentinelProcess] = []
@@ -153,7 +154,8 @@ class Topology:
         self.servers.append(replica)
         self.servers.append(RedisProcess(f"{name}-r2", extra=(
             *SERVER_OPTIONS, "--replicaof", "127.0.0.1", str(replica.port), "--replica-priority", "0")))
-        self.sentinels = [SentinelProcess(f"{name}-s{i}", free_port(), master.port) for i in range(3)]
+        # A sentinel fails the same master over again only 2 × failover-timeout later.
+        self.sentinels = [SentinelProcess(f"{name}-s{i}", free_port(), master.port, failover_timeout_ms) for i in range(3)]
         assert wait_for(lambda: all(info(s.port, "replication").get("master_link_status") == "up" for s in self.servers[1:]),
                         timeout=30), "the replicas did not synchronise"
         if sentinels_now:
@@ -183,6 +185,19 @@ class Topology:
 
     def master(self) -> RedisProcess:
         return self.server(self.named())
+
+    def promotable(self, server: RedisProcess) -> bool:
+        """Whether every sentinel knows `server` as a healthy replica, linked to its master."""
+        for sentinel in self.sentinels:
+            try:
+                replicas = resp(sentinel.port, "SENTINEL", "replicas", MASTER_NAME, timeout=1)
+            except OSError:
+                return False
+            fields = [dict(zip(r[::2], r[1::2])) for r in replicas] if isinstance(replicas, list) else []
+            if not any(f.get(b"port") == str(server.port).encode() and f.get(b"flags") == b"slave"
+                       and f.get(b"master-link-status") == b"ok" for f in fields):
+                return False
+        return True
 
     def replicas_of(self, master: RedisProcess) -> list[RedisProcess]:
         """The servers that replicate `master` directly, with their link up."""
