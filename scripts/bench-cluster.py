@@ -50,6 +50,10 @@ sys.path.insert(0, str(ROOT / "Tests" / "e2e"))
 from websockets.asyncio.client import connect as ws_connect  # noqa: E402
 
 LEASE_MS = 2000
+# The sentinels of the Sentinel part: down after 2 s without an answer (1 s made them fail
+# over masters that were merely slow on a loaded machine), and a failover that may take 4 s.
+DOWN_AFTER_MS = 2000
+FAILOVER_TIMEOUT_S = 4
 
 
 def free_port() -> int:
@@ -333,9 +337,10 @@ async def redis_failovers(topology, urls, rounds):
         results.append({"kill": last - killed, "named": named - killed, "after_naming": last - named})
         print(f"redis failover {round_ + 1}: sentinels named {new} {named - killed:.2f} s after the kill, "
               f"every node acked again {last - named:.2f} s later ({last - killed:.2f} s after the kill)", file=sys.stderr)
-        # The killed server comes back as a replica, ready to be promoted in a later round.
+        # The killed server comes back as a replica, ready to be promoted in a later round, and
+        # the next kill waits until the sentinels may fail over again (2 × failover-timeout).
         server.start(same_port=True)
-        while not topology.promotable(server):
+        while not (topology.promotable(server) and topology.agreed() == new) or time.monotonic() - killed < 2 * FAILOVER_TIMEOUT_S + 1:
             await asyncio.sleep(0.1)
     return results
 
@@ -345,8 +350,7 @@ def sentinel_main(options):
     warmup, lat_seconds, rounds = ("0.5", "2", 3) if options.quick else ("1", "8", 10)
     work = pathlib.Path(tempfile.mkdtemp(prefix="rh-bench-sentinel-"))
     started = time.monotonic()
-    # The same master name may fail over again 2 × failover-timeout after the last time.
-    topology = Topology("bench-sentinel", failover_timeout_ms=2000)
+    topology = Topology("bench-sentinel", failover_timeout_ms=int(FAILOVER_TIMEOUT_S * 1000), down_after_ms=DOWN_AFTER_MS)
     results = {}
     try:
         for min_replicas in (0, 1):
@@ -374,10 +378,6 @@ def sentinel_main(options):
 
 
 def render_sentinel(results, elapsed, options):
-    def lat_row(label, r):
-        last = r["last"]
-        return f"| {label} | {r['updatesPerSecond']:,.0f} | {ms(last['p50'])} / **{ms(last['p99'])}** / {ms(last['max'])} | {'yes' if r['ordered'] else 'NO'} |"
-
     def listed(key):
         return ", ".join(f"{r[key]:.2f}" for r in results["failovers"])
 
@@ -390,7 +390,7 @@ def render_sentinel(results, elapsed, options):
         f"- Date: {datetime.datetime.now():%Y-%m-%d %H:%M}, `scripts/bench-cluster.py{' --quick' if options.quick else ''}` "
         f"(its Sentinel part) took {elapsed:.0f} s, on this machine ({os.cpu_count()} CPUs); redis-server and redis-sentinel "
         f"{redis_version()}: a master, its replica, a replica of that replica (`replica-priority 0`) and three sentinels "
-        f"(`down-after-milliseconds` 1000, `failover-timeout` 2000), three daemons following them (release builds, "
+        f"(`down-after-milliseconds` {DOWN_AFTER_MS}, `failover-timeout` {FAILOVER_TIMEOUT_S * 1000}), three daemons following them (release builds, "
         f"`bench/daemon.json`, `leaseMs` {LEASE_MS}), all on 127.0.0.1. Load average at the end: "
         f"{' / '.join(f'{x:.1f}' for x in os.getloadavg())}.",
         "",
@@ -419,11 +419,13 @@ def ms(micros):
     return f"{micros / 1000:.2f}"
 
 
-def render(results, elapsed, options):
-    def lat_row(label, r):
-        last = r["last"]
-        return f"| {label} | {r['updatesPerSecond']:,.0f} | {ms(last['p50'])} / **{ms(last['p99'])}** / {ms(last['max'])} | {'yes' if r['ordered'] else 'NO'} |"
+def lat_row(label, r):
+    """A row of a latency table: updates/s, last subscriber p50 / p99 / max, order."""
+    last = r["last"]
+    return f"| {label} | {r['updatesPerSecond']:,.0f} | {ms(last['p50'])} / **{ms(last['p99'])}** / {ms(last['max'])} | {'yes' if r['ordered'] else 'NO'} |"
 
+
+def render(results, elapsed, options):
     def sat_row(label, r):
         window = r.get("window", "-")
         return f"| {label} | {window} | {r['actionsPerSecond']:,.0f} | **{r['updatesPerSecond']:,.0f}** | {ms(r['last']['p50'])} / {ms(r['last']['p99'])} | {'yes' if r['ordered'] else 'NO'} |"

@@ -81,11 +81,12 @@ def script_calls(port: int) -> int:
 class SentinelProcess:
     """A redis-sentinel on 127.0.0.1:`port` (free a moment ago) watching the master."""
 
-    def __init__(self, name: str, port: int, master_port: int, failover_timeout_ms: int = 4000):
+    def __init__(self, name: str, port: int, master_port: int, failover_timeout_ms: int = 4000, down_after_ms: int = 2000):
         self.name = name
         self.port = port
         self.master_port = master_port
         self.failover_timeout_ms = failover_timeout_ms
+        self.down_after_ms = down_after_ms
         self.workdir = pathlib.Path(tempfile.mkdtemp(prefix="rh-sentinel-"))
         self.process = None
 
@@ -97,7 +98,7 @@ class SentinelProcess:
         config.write_text("\n".join([
             f"port {self.port}", "bind 127.0.0.1", f"dir {self.workdir}", "sentinel resolve-hostnames no",
             f"sentinel monitor {MASTER_NAME} 127.0.0.1 {self.master_port} 2",
-            f"sentinel down-after-milliseconds {MASTER_NAME} 1000",
+            f"sentinel down-after-milliseconds {MASTER_NAME} {self.down_after_ms}",
             f"sentinel failover-timeout {MASTER_NAME} {self.failover_timeout_ms}",
             f"sentinel parallel-syncs {MASTER_NAME} 2", "",
         ]))
@@ -144,7 +145,7 @@ class Topology:
     `sentinels` are not started until `start_sentinels()` when `sentinels_now` is false, so
     that a daemon can be seen starting before them."""
 
-    def __init__(self, name: str, sentinels_now: bool = True, failover_timeout_ms: int = 4000):
+    def __init__(self, name: str, sentinels_now: bool = True, failover_timeout_ms: int = 4000, down_after_ms: int = 2000):
         self.name = name
         self.servers: list[RedisProcess] = []
         self.sentinels: list[SentinelProcess] = []
@@ -154,8 +155,11 @@ class Topology:
         self.servers.append(replica)
         self.servers.append(RedisProcess(f"{name}-r2", extra=(
             *SERVER_OPTIONS, "--replicaof", "127.0.0.1", str(replica.port), "--replica-priority", "0")))
-        # A sentinel fails the same master over again only 2 × failover-timeout later.
-        self.sentinels = [SentinelProcess(f"{name}-s{i}", free_port(), master.port, failover_timeout_ms) for i in range(3)]
+        # A sentinel fails the same master over again only 2 × failover-timeout later; a
+        # master that does not answer for down-after-milliseconds is down (2 s: a loaded
+        # machine must not make the sentinels fail over a master that is merely slow).
+        self.sentinels = [SentinelProcess(f"{name}-s{i}", free_port(), master.port, failover_timeout_ms, down_after_ms)
+                          for i in range(3)]
         assert wait_for(lambda: all(info(s.port, "replication").get("master_link_status") == "up" for s in self.servers[1:]),
                         timeout=30), "the replicas did not synchronise"
         if sentinels_now:
@@ -171,6 +175,11 @@ class Topology:
         # A failover needs the sentinels to know each other (hello messages, every 2 s).
         assert wait_for(lambda: all(s.knows_everyone(1) for s in self.sentinels), timeout=30), \
             "the sentinels did not discover each other and the replica"
+
+    def agreed(self):
+        """The master every sentinel names now, or None."""
+        names = {sentinel.master() for sentinel in self.sentinels}
+        return names.pop() if len(names) == 1 else None
 
     def named(self):
         """The master a majority of the sentinels names now, or None."""

@@ -252,6 +252,7 @@ async def min_replicas_zero(topology, nodes):
     master = topology.master()
     before = {c["name"]: int(c["id"]) for c in clients(master.port) if c.get("name", "").endswith("-subscriber")}
     assert len(before) == 3, before
+    resyncs = [observer.copy(address).resyncs for observer in observers]
     writers = [IdWriter([url], address, f"p{i}") for i, url in enumerate(urls)]
     stop = asyncio.Event()
     tasks = [asyncio.create_task(w.run(100000, stop=stop, pace=0.01)) for w in writers]
@@ -266,8 +267,26 @@ async def min_replicas_zero(topology, nodes):
     check_exactly_once(state["log"], writers)
     for observer in observers:
         assert observer.failures == [], (observer.name, observer.failures[:5])
+    assert [observer.copy(address).resyncs for observer in observers] == resyncs, "repaired from the log, without a snapshot"
     no_fork(observers)
     await until(lambda: all(readyz(node)[0] == 200 for node in nodes), "every node is ready again")
+
+    # kill -9 of the master under a stream of actions: any loss is a new epoch from what the
+    # new master holds, never a fork. (The woken master is the one that may be promoted.)
+    await until(lambda: topology.promotable(server), "the sentinels may promote the woken master", 60)
+
+    async def kill(victim):
+        victim.process.kill()
+        victim.process.wait()
+    killed = await failover_under_writers(topology, nodes, address, observers, kill, "k")
+    final = await converged(observers, address, urls[0], observers[0])
+    assert final[0] != epoch, "the failover starts a new epoch"
+    acked = {id for w in killed["writers"] for id in w.acked}
+    print(f"minReplicas 0, kill -9: {len(acked - set(final[2]['log']))} of {len(acked)} acked changes lost (a new epoch, never a fork)")
+    assert all(final[2]["log"].count(id) <= 1 for w in killed["writers"] for id in w.sent)
+    for observer in observers:
+        assert observer.failures == [], (observer.name, observer.failures[:5])
+    no_fork(observers)
     for client in observers:
         await client.close()
     return stalled

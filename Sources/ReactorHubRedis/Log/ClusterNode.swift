@@ -7,8 +7,10 @@ import ReactorHubJSON
 import ReactorHubLocking
 import Synchronization
 
-/// This daemon as one node of a cluster (shared/CLUSTER.md): its Redis links, its
-/// heartbeat and leases, its inbox, and the clustered instances it holds (`ReplicaInstance`).
+/// This daemon as one node of a cluster (shared/CLUSTER.md): its Redis links (to the master
+/// `cluster.redis` names, or the one a majority of the sentinels names), its heartbeat and
+/// leases, its inbox, its delivery probe, and the clustered instances it holds
+/// (`ReplicaInstance`).
 ///
 /// The hub calls it at three hooks: an instance is made here instead of in memory
 /// (`makeInstance`, off the service thread), the drain hands the leases over
@@ -144,7 +146,8 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
         reading.withLock { $0 = Task { await reader.run() } }
     }
 
-    /// Waits until both Redis links are up, at most `timeout`; false when they are not.
+    /// Waits until the node can serve (a master named, every link up), at most `timeout`;
+    /// false when it cannot yet.
     public func waitUntilConnected(timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while unavailableReason != nil {
@@ -153,7 +156,6 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
         }
         return true
     }
-
 
     package func attach(_ delivery: Delivery, codec: any MessageCodec) {
         self.delivery.withLock { $0 = delivery }
