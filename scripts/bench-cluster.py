@@ -353,18 +353,22 @@ def sentinel_main(options):
     topology = Topology("bench-sentinel", failover_timeout_ms=int(FAILOVER_TIMEOUT_S * 1000), down_after_ms=DOWN_AFTER_MS)
     results = {}
     try:
+        # The same generator, in the same sitting, on one redis-server without replicas or
+        # sentinels (`cluster.redis`): what following the sentinels and replicating cost.
+        plain_port = free_port()
+        plain = Process([shutil.which("redis-server") or "redis-server", "--port", str(plain_port), "--bind", "127.0.0.1",
+                         "--save", "", "--appendonly", "no", "--dir", str(work)], work / "plain-redis.log")
+        time.sleep(0.5)
+        nodes = [Daemon(options.daemon, cluster_config(plain_port, f"p{i}", f"plain{os.getpid()}"), work, f"plain-n{i}") for i in range(3)]
+        results["lat-plain"] = follower_latency(options, nodes, "doc/lat-plain", warmup, lat_seconds)
+        for node in nodes:
+            node.stop()
+        plain.stop(signal.SIGKILL)
         for min_replicas in (0, 1):
             prefix = f"s{min_replicas}x{os.getpid()}"
             nodes = [Daemon(options.daemon, sentinel_config(topology, f"m{min_replicas}n{i}", prefix, min_replicas), work,
                             f"sentinel-mr{min_replicas}-n{i}") for i in range(3)]
-            reactor = f"doc/lat-mr{min_replicas}"
-            loop = asyncio.new_event_loop()
-            holder = loop.run_until_complete(own(nodes[0].url, reactor))
-            results[f"lat-mr{min_replicas}"] = bench(
-                options.bench, "fanout", "--url", ",".join(n.url for n in nodes), "--sender-url", nodes[1].url, "--reactor", reactor,
-                "--server-pid", str(nodes[0].pid), "--subscribers", "100", "--rate", "500", "--warmup", warmup, "--duration", lat_seconds)
-            loop.run_until_complete(holder.close())
-            loop.close()
+            results[f"lat-mr{min_replicas}"] = follower_latency(options, nodes, f"doc/lat-mr{min_replicas}", warmup, lat_seconds)
             if min_replicas == 1:
                 results["failovers"] = asyncio.run(redis_failovers(topology, [n.url for n in nodes], rounds))
             for node in nodes:
@@ -375,6 +379,17 @@ def sentinel_main(options):
     table = render_sentinel(results, elapsed, options)
     print(table)
     write_block(options, "sentinel", table)
+
+
+def follower_latency(options, nodes, reactor, warmup, seconds):
+    """500 actions/s from a follower, 100 subscribers spread over the nodes; node 0 owns."""
+    loop = asyncio.new_event_loop()
+    holder = loop.run_until_complete(own(nodes[0].url, reactor))
+    result = bench(options.bench, "fanout", "--url", ",".join(n.url for n in nodes), "--sender-url", nodes[1].url, "--reactor", reactor,
+                   "--server-pid", str(nodes[0].pid), "--subscribers", "100", "--rate", "500", "--warmup", warmup, "--duration", seconds)
+    loop.run_until_complete(holder.close())
+    loop.close()
+    return result
 
 
 def render_sentinel(results, elapsed, options):
@@ -396,10 +411,11 @@ def render_sentinel(results, elapsed, options):
         "",
         "### Latency at 500 actions/s × 100 subscribers, 3 nodes, sender on a follower (send → last subscriber, ms)",
         "",
-        "| cluster.minReplicas | updates/s | last subscriber p50 / p99 / max | in order |",
+        "| setup | updates/s | last subscriber p50 / p99 / max | in order |",
         "|---|---|---|---|",
-        lat_row("0 (acked once the master has it)", results["lat-mr0"]),
-        lat_row("1 (acked once `WAIT 1` confirms it)", results["lat-mr1"]),
+        lat_row("`cluster.redis`: one redis-server, no replica, no sentinel (for comparison)", results["lat-plain"]),
+        lat_row("Sentinel, minReplicas 0 (acked once the master has it)", results["lat-mr0"]),
+        lat_row("Sentinel, minReplicas 1 (acked once `WAIT 1` confirms it)", results["lat-mr1"]),
         "",
         f"### Redis master killed (SIGKILL) {len(kills)} times, minReplicas 1, a writer on every node",
         "",

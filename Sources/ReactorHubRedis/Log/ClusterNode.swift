@@ -224,6 +224,9 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
             if directory.moves != moves {
                 moves = directory.moves
                 shortenForwardedReplies()
+                for replica in replicas.withLock({ Array($0.values) }) {
+                    replica.masterMoved()
+                }
             }
             expireReplies()
             try? await Task.sleep(for: options.renewInterval)

@@ -23,6 +23,9 @@ protocol ClusterReplica: HubInstance {
     func accept(_ action: ForwardedAction) -> Bool
     /// The node this replica believed the owner refused an action: look it up again.
     func forgetHolder()
+    /// The links moved to another Redis master: an owner checks at once that its epoch may
+    /// go on there.
+    func masterMoved()
     /// The heartbeat could not renew `lease`: stop owning.
     func leaseLost(_ lease: Lease)
     /// Commits what is queued, writes a snapshot, releases the lease (SIGTERM, eviction).

@@ -41,7 +41,7 @@ extension RedisLog {
                         await node.release(lease)
                     }
                     done()
-                case .commit, .reply:
+                case .commit, .reply, .verify:
                     await write(operation, &progress)
                 }
             }
@@ -87,6 +87,13 @@ extension RedisLog {
             if !publish, let position = written.position {
                 progress.unconfirmed.append(CommitProgress.Unconfirmed(position: position, reply: reply.to.map { (reply.bytes, $0) }))
             }
+        case .verify:
+            // Nothing waits for WAIT here (the loop confirms each batch before the next): the
+            // confirmation script is a fenced no-op.
+            guard progress.unconfirmed.isEmpty else { return }
+            _ = await outcome(of: perform({ [node, lease, epoch] () async throws(RedisError) -> Written in
+                Written(outcome: try await node.store.confirm(lease, epoch: epoch))
+            }, done: nil), operation, &progress)
         case .barrier, .handOver:
             break
         }

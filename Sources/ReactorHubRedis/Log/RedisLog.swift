@@ -31,6 +31,8 @@ final class RedisLog: InstanceLog {
         case reply(PendingReply)
         case barrier(@Sendable () -> Void)
         case handOver(@Sendable () -> Void)
+        /// The master moved: check that the epoch may go on there (or start a new one).
+        case verify
     }
 
     /// Why the log stopped writing.
@@ -137,6 +139,12 @@ final class RedisLog: InstanceLog {
         }
     }
 
+    /// The master moved: a fenced no-op tells at once whether the epoch may go on there, so
+    /// that a new epoch starts now rather than at the next action.
+    func verify() {
+        operations.yield(.verify)
+    }
+
     /// Commits what is queued, writes a snapshot and releases the lease (SIGTERM, eviction).
     func handOver() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -159,7 +167,7 @@ final class RedisLog: InstanceLog {
             refuse(entries.compactMap { entry in entry.reply.flatMap { reply in entry.replyTo.map { (reply, $0) } } })
         case .reply(let reply):
             if let to = reply.to { refuse([(reply.bytes, to)]) }
-        case .barrier, .handOver:
+        case .barrier, .handOver, .verify:
             break
         }
     }

@@ -231,6 +231,10 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
         }
     }
 
+    func masterMoved() {
+        if case .owner(_, let log) = role.withLock({ $0 }) { log.verify() }
+    }
+
     func forgetHolder() {
         holder.withLock { $0 = nil }
     }
