@@ -409,13 +409,11 @@ def render_sentinel(results, elapsed, options):
         f"`bench/daemon.json`, `leaseMs` {LEASE_MS}), all on 127.0.0.1. Load average at the end: "
         f"{' / '.join(f'{x:.1f}' for x in os.getloadavg())}.",
         "",
-        "### Latency at 500 actions/s × 100 subscribers, 3 nodes, sender on a follower (send → last subscriber, ms)",
-        "",
-        "| setup | updates/s | last subscriber p50 / p99 / max | in order |",
-        "|---|---|---|---|",
-        lat_row("`cluster.redis`: one redis-server, no replica, no sentinel (for comparison)", results["lat-plain"]),
-        lat_row("Sentinel, minReplicas 0 (acked once the master has it)", results["lat-mr0"]),
-        lat_row("Sentinel, minReplicas 1 (acked once `WAIT 1` confirms it)", results["lat-mr1"]),
+        *latency_table("Latency at 500 actions/s × 100 subscribers, 3 nodes, sender on a follower (send → last subscriber, ms)", [
+            ("`cluster.redis`: one redis-server, no replica, no sentinel (for comparison)", results["lat-plain"]),
+            ("Sentinel, minReplicas 0 (acked once the master has it)", results["lat-mr0"]),
+            ("Sentinel, minReplicas 1 (acked once `WAIT 1` confirms it)", results["lat-mr1"]),
+        ]),
         "",
         f"### Redis master killed (SIGKILL) {len(kills)} times, minReplicas 1, a writer on every node",
         "",
@@ -433,6 +431,12 @@ def render_sentinel(results, elapsed, options):
 
 def ms(micros):
     return f"{micros / 1000:.2f}"
+
+
+def latency_table(title, rows):
+    """The lines of a latency table headed `title`: one row per (label, result)."""
+    return [f"### {title}", "", "| setup | updates/s | last subscriber p50 / p99 / max | in order |", "|---|---|---|---|",
+            *(lat_row(label, result) for label, result in rows)]
 
 
 def lat_row(label, r):
@@ -460,13 +464,11 @@ def render(results, elapsed, options):
         "- Same load generator as above (`reactorhub-bench fanout`): `--url` lists the three nodes (subscriber i on node i mod 3), "
         "`--sender-url` where the sender is; the instance is owned by node 0 (it joins first).",
         "",
-        "### Latency at 500 actions/s × 100 subscribers (send → last subscriber, ms)",
-        "",
-        "| setup | updates/s | last subscriber p50 / p99 / max | in order |",
-        "|---|---|---|---|",
-        lat_row("one daemon", results["lat-single"]),
-        lat_row("3 nodes, subscribers spread, sender on the owner", results["lat-spread-owner"]),
-        lat_row("3 nodes, subscribers spread, sender on a follower", results["lat-spread-follower"]),
+        *latency_table("Latency at 500 actions/s × 100 subscribers (send → last subscriber, ms)", [
+            ("one daemon", results["lat-single"]),
+            ("3 nodes, subscribers spread, sender on the owner", results["lat-spread-owner"]),
+            ("3 nodes, subscribers spread, sender on a follower", results["lat-spread-follower"]),
+        ]),
         "",
         f"p99 ratio to one daemon: {results['lat-spread-owner']['last']['p99'] / single_p99:.2f}× (sender on the owner), "
         f"{results['lat-spread-follower']['last']['p99'] / single_p99:.2f}× (on a follower); goal at most 2×.",
