@@ -183,7 +183,7 @@ async def min_replicas_one(topology, nodes, prefix):
     await asyncio.gather(*tasks)
     assert script_calls(old.port) == 0, "a node ran a script on the old master"
     assert not [c for c in clients(old.port) if c.get("name", "").startswith("reactorhub-")], clients(old.port)
-    assert [metric(node, "reactorhub_cluster_redis_master_moves") for node in nodes] == [1, 1, 1]
+    assert [metric(node, "reactorhub_cluster_redis_master_moves_total") for node in nodes] == [1, 1, 1]
 
     # A planned switchover (SENTINEL FAILOVER) under a stream of actions.
     async def switch_over(_master):
