@@ -12,12 +12,17 @@ extension InstanceView {
     package func apply(_ records: some Collection<LogRecord>) -> ApplyEnd {
         contents.withLock { contents in
             // What every subscriber gets, in order, handed to delivery once at the end.
+            // Patches go in as they come; a run longer than the coalescing threshold is
+            // merged in place when it ends (one array per burst, however it is made up).
             var outgoing: [Outgoing] = []
-            var frames: [PatchFrame] = []
+            outgoing.reserveCapacity(records.count)
+            var run: [PatchFrame] = []
+            var runStart = 0
             func flush() {
-                guard !frames.isEmpty else { return }
-                outgoing += coalesced(frames)
-                frames = []
+                if run.count > Self.coalescingThreshold {
+                    outgoing.replaceSubrange(runStart..., with: coalesced(run))
+                }
+                run.removeAll(keepingCapacity: true)
             }
             defer {
                 flush()
@@ -47,7 +52,11 @@ extension InstanceView {
                     contents.version = frame.version
                     contents.stateText = nil
                     contents.history.append(frame)
-                    frames.append(frame)
+                    if records.count > Self.coalescingThreshold {
+                        if run.isEmpty { runStart = outgoing.count }
+                        run.append(frame)
+                    }
+                    outgoing.append(.patch(stream, frame))
                 }
             }
             return .complete
@@ -98,12 +107,9 @@ extension InstanceView {
         }
     }
 
-    /// A run of frames as it leaves: as they are when short, merged (each merged frame
-    /// kept under delivery's merged-frame limit) when long.
+    /// A long run of frames merged, each merged frame kept under delivery's merged-frame
+    /// limit.
     private func coalesced(_ frames: [PatchFrame]) -> [Outgoing] {
-        guard frames.count > Self.coalescingThreshold else {
-            return frames.map { .patch(stream, $0) }
-        }
         let limit = context.delivery.limits.mergedFrameBytes
         var merged: [Outgoing] = []
         var start = 0
