@@ -108,7 +108,6 @@ final class WebhookSender: @unchecked Sendable {
     private func settle(_ delivery: WebhookDelivery, status: Int?, error: (any Error)?) {
         inFlight -= 1
         let delivered = status.map { (200..<300).contains($0) } ?? false
-        metrics.attempts.increment(delivered ? "delivered" : "failed")
         let (settled, bytes) = queue.withLock { queue in
             let settled = queue.finish(reactor: delivery.reactor, delivered: delivered, now: .now) { retry in
                 WebhookRetry.delay(beforeRetry: retry, random: Double.random(in: 0...1))
@@ -116,6 +115,8 @@ final class WebhookSender: @unchecked Sendable {
             return (settled, queue.bytes)
         }
         metrics.queueBytes.store(bytes, ordering: .relaxed)
+        // Counted once the queue shows it settled: a reader that sees the count sees the bytes.
+        metrics.attempts.increment(delivered ? "delivered" : "failed")
         if !delivered {
             let outcome = status.map { "status \($0)" } ?? error.map { "\($0.localizedDescription)" } ?? "no answer"
             switch settled {

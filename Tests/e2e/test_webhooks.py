@@ -92,9 +92,7 @@ def test_failed_attempts_are_retried_with_the_same_id_and_the_order_is_kept(daem
         (deliveries[2].id, 503), (deliveries[2].id, 200),
     ]
     assert all(each.verified for each in attempts)
-    # The retry waited (2^0 s ± 20 %) before going again: later than its first attempt.
-    for first, retry in zip(attempts[0::2], attempts[1::2]):
-        assert retry.received_at - first.received_at >= 0.7
+    # How long each retry waits (2^(n-1) s ± 20 %) is asserted as values in WebhookRetryTests.
     assert metric(hub, "reactorhub_webhook_retries_total", webhook="0") == 3
     assert metric(hub, "reactorhub_webhook_attempts_total", webhook="0", outcome="failed") == 3
 
@@ -143,8 +141,9 @@ def test_each_receiver_hears_only_its_events_and_reactors(daemon_factory, receiv
         api.close()
     assert (heard_pulse[0].json["event"], heard_pulse[0].json["reactor"]) == ("pulse", "counter/heard")
     assert (heard_action[0].json["event"], heard_action[0].json["reactor"]) == ("action", "todo/kept-1")
+    # The receiver has the request before the daemon has its answer: wait for the count.
     for index in (0, 1):
-        assert metric(hub, "reactorhub_webhook_attempts_total", webhook=str(index), outcome="delivered") == 1
+        assert wait_for(lambda: metric(hub, "reactorhub_webhook_attempts_total", webhook=str(index), outcome="delivered") == 1, timeout=15)
         assert metric(hub, "reactorhub_webhook_queue_bytes", webhook=str(index)) == 0
 
 
