@@ -249,3 +249,16 @@ def test_a_daemon_stopping_ends_its_streams(daemon_factory):
     assert hub.stop() == 0
     assert stream.ended(timeout=5)
     stream.close()
+
+
+def test_a_stream_past_the_instance_limit_is_503_before_it_opens_and_creates_nothing(daemon_factory):
+    hub = daemon_factory(base_config(limits={"maxInstances": 1}))
+    held = EventStream(hub, events_path("todo/held"))
+    assert held.next().name == "snapshot"
+    refused = EventStream(hub, events_path("todo/one-too-many"))
+    assert (refused.status, json.loads(refused.body())["error"]["code"]) == (503, "overloaded")
+    assert int(refused.headers["retry-after"]) >= 1
+    refused.close()
+    held.close()
+    # Not created: reading it is refused the same way (todo/held still fills the one slot).
+    assert call(hub, "GET", "/api/v1/reactors/todo/one-too-many").status == 503
