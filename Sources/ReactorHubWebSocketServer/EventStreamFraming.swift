@@ -78,14 +78,16 @@ struct EventStreamFraming {
         buffer.append(newline)
     }
 
-    /// `value`'s decimal digits (versions are never negative).
+    /// `value`'s decimal digits (versions are never negative), most significant first,
+    /// without a temporary array: this runs once per event per stream.
     static func appendDecimal(_ value: Int, to buffer: inout [UInt8]) {
-        var digits: [UInt8] = []
         var rest = max(value, 0)
+        var divisor = 1
+        while divisor <= rest / 10 { divisor *= 10 }
         repeat {
-            digits.append(UInt8(ascii: "0") + UInt8(rest % 10))
-            rest /= 10
-        } while rest > 0
-        buffer += digits.reversed()
+            buffer.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        } while divisor > 0
     }
 }

@@ -63,7 +63,7 @@ struct EventStreamFramingTests {
     }
 
     @Test func versionsAreWrittenInDecimal() {
-        for value in [0, 7, 10, 99, 1_234_567_890] {
+        for value in [0, 7, 9, 10, 99, 100, 1_000, 1_234_567_890, Int.max] {
             var buffer: [UInt8] = []
             EventStreamFraming.appendDecimal(value, to: &buffer)
             #expect(String(decoding: buffer, as: UTF8.self) == String(value))
