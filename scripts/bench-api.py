@@ -142,8 +142,8 @@ def start_daemon(binary: pathlib.Path, workdir: pathlib.Path, name: str):
     config = json.loads((ROOT / "bench" / "daemon.json").read_text())
     path = workdir / f"{name}.json"
     path.write_text(json.dumps(config))
-    process = subprocess.Popen([str(binary), "--config", str(path), "--port", "0"],
-                               stdout=subprocess.PIPE, stderr=open(workdir / f"{name}.log", "wb"))
+    process = subprocess.Popen([str(binary), "--config", str(path), "--port", "0", "--web-root", str(ROOT / "web")],
+                               stdout=subprocess.PIPE, stderr=open(workdir / f"{name}.log", "wb"), cwd=ROOT)
     line = process.stdout.readline().decode().strip()
     if not line.startswith("listening on http://"):
         process.kill()
