@@ -166,6 +166,8 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
         return false
     }
 
+    var isOwner: Bool { isOwned }
+
     func join(_ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?, sender: Sender) -> ProtocolError? {
         let view = self.view
         if let refusal = JoinRule.refusal(by: rules, of: sender, state: { view.committedState }) {
@@ -251,7 +253,9 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
         if let change = action.membership, let member = action.sender {
             return owner.send(Membership(change, member))
         }
-        let sender = InstanceOwner<R>.Origin(target: .node(action.replyTo), ref: action.ref, sender: action.sender)
+        let sender = InstanceOwner<R>.Origin(
+            target: .node(action.replyTo), ref: action.ref, sender: action.sender, action: context.events == nil ? nil : action.action
+        )
         do throws(ActionDecodingError) {
             let label = context.actionLabels.label(of: action.action)
             owner.dispatch(try ActionDecoder().decode(R.Action.self, from: action.action), from: sender, id: action.id, label: label)
