@@ -1,3 +1,5 @@
+package import ReactorHubProtocol
+
 /// What the hub needs to know: the protocol's limits and the persistence mode.
 public struct HubConfiguration: Sendable {
     /// The `server` member of `hello`.
@@ -59,6 +61,9 @@ public struct HubConfiguration: Sendable {
     public var metricsEnabled = true
     /// The bearer token of the admin endpoints (`admin.token`); nil: they answer 404.
     public var adminToken: String?
+    /// How state checksums are computed (PROTOCOL.md "Checksums"): the daemon's SHA-256 is
+    /// libcrypto's; the default is the portable one.
+    package var checksum = StateChecksum()
 
     /// The defaults of PROTOCOL.md and CONFIG.md.
     public init() {}

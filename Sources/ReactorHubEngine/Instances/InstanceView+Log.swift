@@ -8,20 +8,31 @@ extension InstanceView {
     /// one frame per version, or, for a run of more than `coalescingThreshold`, as frames
     /// spanning several versions. A patch must continue the view (its base is the view's
     /// version); one that does not, or whose operations do not apply, stops the run there.
+    /// While a subscriber asks for checksums (or lately did), each version's `sum` is
+    /// computed once, kept with its frame, and those subscribers get frames that carry it.
     @discardableResult
     package func apply(_ records: some Collection<LogRecord>) -> ApplyEnd {
         contents.withLock { contents in
-            // What every subscriber gets, in order, handed to delivery once at the end.
+            // What every subscriber gets, in order, handed to delivery once at the end; the
+            // same with sums for those who asked.
             var outgoing: [Outgoing] = []
+            var summedOutgoing: [Outgoing] = []
             var frames: [PatchFrame] = []
+            var summedFrames: [PatchFrame] = []
+            let summing = !contents.summed.isEmpty
             func flush() {
                 guard !frames.isEmpty else { return }
                 outgoing += coalesced(frames)
                 frames = []
+                if summing {
+                    summedOutgoing += coalesced(summedFrames)
+                    summedFrames = []
+                }
             }
             defer {
                 flush()
-                if !outgoing.isEmpty { context.delivery.send(outgoing, to: contents.subscribers) }
+                if !outgoing.isEmpty { context.delivery.send(outgoing, to: contents.plain) }
+                if summing, !summedOutgoing.isEmpty { context.delivery.send(summedOutgoing, to: contents.summed) }
             }
             for (offset, record) in records.enumerated() {
                 switch record {
@@ -30,6 +41,7 @@ extension InstanceView {
                 case .pulse(let message):
                     flush()
                     outgoing.append(.pulse(stream, message))
+                    if summing { summedOutgoing.append(.pulse(stream, message)) }
                 case .patch(let frame, let state, let reply):
                     guard frame.base == contents.version else {
                         return .gap(at: offset)
@@ -43,11 +55,15 @@ extension InstanceView {
                         return .broken(at: offset)
                     }
                     if let reply { deliver(reply) }
+                    let sum = contents.sumsVersions ? context.checksum.sum(of: next) : nil
+                    if contents.summed.isEmpty, contents.summingTail > 0 { contents.summingTail -= 1 }
                     contents.state = next
                     contents.version = frame.version
                     contents.stateText = nil
-                    contents.history.append(frame)
+                    contents.sum = sum
+                    contents.history.append(frame, sum: sum)
                     frames.append(frame)
+                    if summing, let sum { summedFrames.append(frame.summed(sum)) }
                 }
             }
             return .complete
@@ -67,11 +83,17 @@ extension InstanceView {
             contents.version = start.version
             contents.state = start.state
             contents.stateText = nil
+            contents.sum = nil
             contents.history = history
             contents.stale = false
             guard changed, !contents.subscribers.isEmpty else { return }
             context.metrics.snapshots.increment("resync")
-            context.delivery.send([.snapshot(stream, snapshot(&contents, ref: nil))], to: contents.subscribers)
+            if !contents.plain.isEmpty {
+                context.delivery.send([.snapshot(stream, snapshot(&contents, ref: nil))], to: contents.plain)
+            }
+            if !contents.summed.isEmpty {
+                context.delivery.send([.snapshot(stream, snapshot(&contents, ref: nil, checksums: true))], to: contents.summed)
+            }
         }
     }
 
