@@ -161,6 +161,8 @@ public struct Configuration: Sendable, Equatable {
     public var presence: Presence?
     /// `cluster`: `nil` runs one daemon on its own.
     public var cluster: Cluster?
+    /// `server`: `nil` behaves as `Server()` (compression accepted).
+    public var server: Server?
     /// `diagnostics`.
     public var diagnostics = Diagnostics()
 

@@ -142,6 +142,10 @@ enum ConfigurationSchema {
             .key("leaseMs", \.leaseMs, .integer(100...600_000), "how long an instance's owner holds it without renewing"),
             .key("keyPrefix", \.keyPrefix, .text(), "the prefix of every Redis key"),
         ]),
+        .optional("server", \.server, "how the WebSocket server serves sockets", [
+            .key("compression", \.compression, .boolean,
+                 "accept permessage-deflate when a client offers it: frames from 1024 bytes on go compressed, each compressed once for every subscriber"),
+        ]),
     ]
 
     static let diagnostics: [Key] = [

@@ -306,6 +306,7 @@ extension Configuration {
         transport.allowedOrigins = security?.allowedOrigins ?? []
         transport.allowedHosts = security?.allowedHosts ?? []
         transport.echoPath = diagnostics.echoPath
+        transport.compression = (server ?? Server()).compression
         return transport
     }
 

@@ -33,13 +33,18 @@ package final class MessageInflater {
     /// An inflater for windows up to `windowBits` (8 to 15; zlib compressors never use 8,
     /// so 9 is taken for it), handing on at most `pieceBytes` at a time.
     package init(windowBits: Int32 = 15, pieceBytes: Int = 4096) {
-        self.windowBits = max(9, min(15, windowBits))
+        self.windowBits = Self.windowBits(for: windowBits)
         self.pieceBytes = pieceBytes
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
         let status = rh_zlib_inflate_init(stream, self.windowBits)
         precondition(status == Z_OK, "zlib inflateInit2 failed (\(status)): out of memory")
         piece = .allocate(byteCount: pieceBytes, alignment: 16)
+    }
+
+    /// The window an inflater made for `windowBits` has.
+    package static func windowBits(for windowBits: Int32) -> Int32 {
+        max(9, min(15, windowBits))
     }
 
     deinit {
