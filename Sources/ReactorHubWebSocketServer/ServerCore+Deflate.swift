@@ -18,7 +18,19 @@ extension ServerCore {
     /// of lws.
     func deflateNegotiation(_ wsi: OpaquePointer) -> DeflateNegotiation? {
         guard configuration.compression, ReceiveTap.isInstalled else { return nil }
-        return DeflateNegotiation(offers: header(wsi, rh_lws_token_extensions()))
+        return DeflateNegotiation(offers: extensionOffers(wsi))
+    }
+
+    /// The request's `Sec-WebSocket-Extensions`: under the name the receive tap gave it
+    /// (`RequestHeadMeter.renamedExtensionsHeader`), else as lws parsed it.
+    private func extensionOffers(_ wsi: OpaquePointer) -> String? {
+        let name = RequestHeadMeter.renamedExtensionsHeader
+        let nameText = UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)
+        let length = lws_hdr_custom_length(wsi, nameText, Int32(name.utf8CodeUnitCount))
+        guard length >= 0 else { return header(wsi, rh_lws_token_extensions()) }
+        var buffer = [CChar](repeating: 0, count: Int(length) + 1)
+        let copied = lws_hdr_custom_copy(wsi, &buffer, Int32(buffer.count), nameText, Int32(name.utf8CodeUnitCount))
+        return copied >= 0 ? Self.text(buffer, count: copied) : nil
     }
 
     /// `LWS_CALLBACK_ADD_HEADERS` of an upgrade: answers the extension when agreed.

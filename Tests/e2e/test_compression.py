@@ -33,6 +33,10 @@ ANSWER = "permessage-deflate; server_no_context_takeover; client_no_context_take
     ("permessage-deflate; mystery", None),
     ("x-webkit-deflate-frame", None),
     ("x-webkit-deflate-frame, permessage-deflate", ANSWER),
+    # Autobahn's 13.7 offers: 257 bytes, past what libwebsockets itself parses (255).
+    ("permessage-deflate; client_no_context_takeover; client_max_window_bits; server_no_context_takeover; server_max_window_bits=9, "
+     "permessage-deflate; client_no_context_takeover; client_max_window_bits; server_no_context_takeover, "
+     "permessage-deflate; client_no_context_takeover; client_max_window_bits", ANSWER + "; client_max_window_bits=10"),
     (None, None),
 ])
 def test_the_upgrade_answers_each_offer(daemon, offer, answer):
