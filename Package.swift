@@ -95,7 +95,7 @@ let package = Package(
         .testTarget(name: "TransportTests", dependencies: ["ReactorHubProtocol", "ReactorHubEngine", "ReactorHubWebSocketServer", "ReactorHubWebSocketClient", "ReactorHubDeflate", "TestSupport", "ReactorHubLocking", "ReactorHubLogging"], exclude: ["Peers"], swiftSettings: strict),
         .testTarget(
             name: "ReactorHubClientTests",
-            dependencies: ["ReactorHubClient", "ReactorHubKinds", "Reactor", "ReactorHubJSON", "ReactorHubLocking", "ReactorHubLogging", "TestSupport"],
+            dependencies: ["ReactorHubClient", "ReactorHubProtocol", "ReactorHubKinds", "Reactor", "ReactorHubJSON", "ReactorHubLocking", "ReactorHubLogging", "TestSupport"],
             exclude: ["Peers"],
             swiftSettings: strict
         ),

@@ -1344,7 +1344,7 @@ export class ReactorHubClient {
     entry.version = message.version;
     entry.resyncing = false;
     entry.copy += 1;
-    this._check(entry, message);
+    this._check(entry, message, false);
     this._dropConfirmed(entry);
     this._rebase(entry);
     this._notify(entry, 'snapshot');
@@ -1403,8 +1403,9 @@ export class ReactorHubClient {
   // Checks the `sum` of a snapshot, resumed or patch against the confirmed state now held (its
   // canonical text taken now: a later change of the copy must not hide this one). The digest is
   // asynchronous; checks run in arrival order. A mismatch is reported once per copy, counted, and
-  // the reactor joined afresh, unless a snapshot replaced that copy meanwhile.
-  _check(entry, message) {
+  // the reactor joined afresh, unless a snapshot replaced that copy meanwhile, or `rejoin` is false:
+  // a snapshot is the server's state itself, which another one cannot mend (no join loop).
+  _check(entry, message, rejoin = true) {
     if (!this.options.checksums || typeof message.sum !== 'string') return;
     const text = canonicalJSON(entry.confirmed);
     const copy = entry.copy;
@@ -1416,7 +1417,7 @@ export class ReactorHubClient {
         entry.mismatched = copy;
         this.mismatches += 1;
         this._emit('mismatch', { address: entry.address, version, expected, actual });
-        if (this._reactors.get(entry.address) !== entry || entry.copy !== copy) return;
+        if (!rejoin || this._reactors.get(entry.address) !== entry || entry.copy !== copy) return;
         entry.resyncing = false; // a resume in flight would only bring patches onto this copy
         this._resync(entry, false);
       })
