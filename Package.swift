@@ -82,7 +82,7 @@ let package = Package(
             name: "reactorhub-bench", dependencies: ["CBenchSys", "CBenchSSL", "ReactorHubDeflate"], exclude: ["CBenchSys", "CBenchSSL"],
             swiftSettings: strict
         ),
-        .executableTarget(name: "json-bench", dependencies: ["ReactorHubJSON"], swiftSettings: strict),
+        .executableTarget(name: "json-bench", dependencies: ["ReactorHubJSON", "ReactorHubProtocol", "ReactorHubDeflate", "ReactorHubAuth"], swiftSettings: strict),
         .executableTarget(name: "reactor-bench", dependencies: ["Reactor"], swiftSettings: strict),
         .executableTarget(name: "auth-bench", dependencies: ["ReactorHubAuth"], swiftSettings: strict),
         .executableTarget(name: "client-bench", dependencies: ["ReactorHubClient", "ReactorHubJSON", "ReactorHubLogging"], swiftSettings: strict),

@@ -106,6 +106,8 @@ final class Fanout: Workload {
     private var updates = 0
     private var frames = 0
     private var bytes = 0
+    /// Frame bytes as they came over the subscribers' sockets (compressed when negotiated).
+    private var wireBytes = 0
     private var senderFrames = 0
     private var acks = 0
     private var ackMismatches = 0
@@ -437,6 +439,7 @@ final class Fanout: Workload {
                     updates += header.version - header.base
                     frames += 1
                     bytes += count
+                    wireBytes += connection.lastMessageWireBytes
                     if settings.timeline { tick(&timelineUpdates, now, header.version - header.base) }
                 }
                 Scan.samples(payload, count, from: header.ops, into: &samples)
@@ -450,7 +453,7 @@ final class Fanout: Workload {
                     markReady(connection)
                 } else {
                     resyncs += 1
-                    if inWindow { frames += 1; bytes += count }
+                    if inWindow { frames += 1; bytes += count; wireBytes += connection.lastMessageWireBytes }
                     Scan.snapshotSamples(payload, count, into: &samples)
                     for sample in samples {
                         cover(index, sample, now: now, exact: false)
@@ -597,6 +600,7 @@ final class Fanout: Workload {
             updates: updates,
             frames: frames,
             bytes: bytes,
+            wireBytes: wireBytes,
             senderFrames: senderFrames,
             acksExpected: settings.acks,
             acks: acks,

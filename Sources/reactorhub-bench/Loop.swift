@@ -1,6 +1,7 @@
 import CBenchSSL
 import CBenchSys
 import Glibc
+import ReactorHubDeflate
 
 /// What a benchmark does with the connections of a `Loop`. Calls come from the loop's
 /// thread, one at a time.
@@ -31,6 +32,12 @@ final class Connection {
     /// The message being reassembled from fragments.
     var fragments: [UInt8] = []
     var fragmenting = false
+    /// The message being read came compressed (RSV1 on its first frame: permessage-deflate).
+    var compressed = false
+    /// Frame bytes (headers and payloads as sent) of the message being read, and of the last
+    /// one handed to the workload.
+    var messageWireBytes = 0
+    var lastMessageWireBytes = 0
     var watchingWrites = false
     /// The TLS session (`SSL *`) of a `wss://` connection.
     var tls: OpaquePointer?
@@ -55,6 +62,9 @@ struct Endpoint {
     var tokens: [String] = []
     var tokenInHeader = false
     var tokenInMessage = false
+    /// Offer permessage-deflate (`--deflate`); compressed messages are inflated before the
+    /// workload sees them.
+    var deflate = false
 
     /// Parses `ws://HOST:PORT/PATH` or `wss://HOST:PORT/PATH`.
     init?(url: String, subprotocol: String) {
@@ -113,6 +123,9 @@ final class Loop<W: Workload> {
     private let readBuffer: UnsafeMutablePointer<UInt8>
     private let readCapacity = 256 * 1024
     private var frameBuffer: [UInt8] = []
+    /// Inflates compressed messages (one at a time: the loop has one thread), into `inflated`.
+    private let inflater = MessageInflater(windowBits: 15, pieceBytes: 65536)
+    private var inflated: [UInt8] = []
     private var events: UnsafeMutablePointer<epoll_event>
     private let maxEvents = 1024
     private var timers: [Int32] = []
@@ -180,6 +193,9 @@ final class Loop<W: Workload> {
             text += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
             if !endpoint.subprotocol.isEmpty {
                 text += "Sec-WebSocket-Protocol: \(endpoint.subprotocol)\r\n"
+            }
+            if endpoint.deflate {
+                text += "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n"
             }
             text += "\r\n"
             return Array(text.utf8)
@@ -487,7 +503,8 @@ final class Loop<W: Workload> {
                 for index in 0..<length { payload[index] ^= key[index & 3] }
             }
             offset += headerLength + length
-            frame(connection, opcode: first & 0x0F, final: first & 0x80 != 0, payload, length, now: now)
+            if first & 0x08 == 0 { connection.messageWireBytes += headerLength + length }
+            frame(connection, opcode: first & 0x0F, final: first & 0x80 != 0, compressed: first & 0x40 != 0, payload, length, now: now)
         }
         return offset
     }
@@ -502,12 +519,14 @@ final class Loop<W: Workload> {
     }
 
     private func frame(
-        _ connection: Connection, opcode: UInt8, final: Bool, _ payload: UnsafeMutablePointer<UInt8>, _ length: Int, now: UInt64
+        _ connection: Connection, opcode: UInt8, final: Bool, compressed: Bool, _ payload: UnsafeMutablePointer<UInt8>, _ length: Int,
+        now: UInt64
     ) {
         switch opcode {
         case 0x1, 0x2:
+            connection.compressed = compressed
             if final {
-                workload.received(connection, payload, length, now: now)
+                deliver(connection, payload, length, now: now)
             } else {
                 connection.fragments = Array(UnsafeBufferPointer(start: payload, count: length))
                 connection.fragmenting = true
@@ -520,7 +539,7 @@ final class Loop<W: Workload> {
                 connection.fragments = []
                 connection.fragmenting = false
                 message.withUnsafeMutableBufferPointer { buffer in
-                    workload.received(connection, buffer.baseAddress!, buffer.count, now: now)
+                    deliver(connection, buffer.baseAddress!, buffer.count, now: now)
                 }
             }
         case 0x8:
@@ -533,6 +552,24 @@ final class Loop<W: Workload> {
             sendFrame(connection, opcode: 0xA, UnsafeRawBufferPointer(start: payload, count: length))
         default:
             break
+        }
+    }
+
+    /// Hands a whole message to the workload, inflated first when it came compressed.
+    private func deliver(_ connection: Connection, _ payload: UnsafeMutablePointer<UInt8>, _ length: Int, now: UInt64) {
+        connection.lastMessageWireBytes = connection.messageWireBytes
+        connection.messageWireBytes = 0
+        guard connection.compressed else {
+            return workload.received(connection, payload, length, now: now)
+        }
+        inflated.removeAll(keepingCapacity: true)
+        let outcome = inflater.inflate(UnsafeRawBufferPointer(start: payload, count: length), final: true) { piece in
+            inflated.append(contentsOf: piece)
+            return true
+        }
+        guard outcome == .inflated else { return fail(connection, "a compressed message does not inflate: \(outcome)") }
+        inflated.withUnsafeMutableBufferPointer { buffer in
+            workload.received(connection, buffer.baseAddress!, buffer.count, now: now)
         }
     }
 

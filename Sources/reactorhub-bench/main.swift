@@ -80,6 +80,9 @@ common options:
                       and join on `authed`
   --protocol P        reactorhub or mirror (default: reactorhub for fanout and idle,
                       mirror for raw)
+  --deflate           offer permessage-deflate (client_max_window_bits allowed) on every
+                      upgrade and inflate what comes compressed; `on the wire` reports the
+                      frame bytes as they came, per update
   --subprotocol NAME  Sec-WebSocket-Protocol to offer; '' for none (default
                       reactorhub.v1, or lws-mirror-protocol with --protocol mirror)
   --server-pid PID    the server's process: its CPU time and RSS are reported
@@ -107,7 +110,7 @@ struct Arguments {
 
     init(_ arguments: [String]) throws(UsageError) {
         var index = 0
-        let flagNames: Set<String> = ["--quiet", "--help", "-h", "--timeline", "--token-header", "--token-message", "--acks"]
+        let flagNames: Set<String> = ["--quiet", "--help", "-h", "--timeline", "--token-header", "--token-message", "--acks", "--deflate"]
         while index < arguments.count {
             let argument = arguments[index]
             if flagNames.contains(argument) {
@@ -211,6 +214,7 @@ func main() -> Int32 {
             endpoint.tokens = tokens
             endpoint.tokenInHeader = tokenInHeader
             endpoint.tokenInMessage = tokenInMessage
+            endpoint.deflate = arguments.flags.contains("--deflate")
             return endpoint
         }
         let endpoints = try arguments.string("--url", "ws://127.0.0.1:8080/ws").split(separator: ",").map {
