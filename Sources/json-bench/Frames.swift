@@ -10,13 +10,13 @@ import ReactorHubProtocol
 /// Swift client's) for a state of about 1 KB and one of about 100 KB.
 enum Frames {
     static func run() {
-        print("permessage-deflate: one compression per frame (MessageDeflater, window 15, memLevel 8)")
+        print("permessage-deflate: one compression per frame (MessageDeflater, window 15; level, zlib's memLevel)")
         for (name, frame) in samples() {
-            for level: Int32 in [1, 6] {
-                let deflater = MessageDeflater(level: level)
+            for (level, memoryLevel): (Int32, Int32) in [(1, 8), (6, 8), (1, 4), (6, 4)] {
+                let deflater = MessageDeflater(level: level, memoryLevel: memoryLevel)
                 let size = frame.withUnsafeBytes { bytes in deflater.compress(bytes) { $0.count } }
                 let iterations = max(200, 2_000_000 / max(frame.count, 1))
-                let measured = Measurement.run("\(name) level \(level)", iterations: iterations) {
+                let measured = Measurement.run("\(name) level \(level) mem \(memoryLevel)", iterations: iterations) {
                     frame.withUnsafeBytes { bytes in deflater.compress(bytes) { $0.count } }
                 }
                 let ratio = Double(size) / Double(frame.count)

@@ -38,6 +38,8 @@ final class Connection {
     /// one handed to the workload.
     var messageWireBytes = 0
     var lastMessageWireBytes = 0
+    /// The server accepted permessage-deflate: text messages go compressed too.
+    var deflates = false
     var watchingWrites = false
     /// The TLS session (`SSL *`) of a `wss://` connection.
     var tls: OpaquePointer?
@@ -126,6 +128,9 @@ final class Loop<W: Workload> {
     /// Inflates compressed messages (one at a time: the loop has one thread), into `inflated`.
     private let inflater = MessageInflater(windowBits: 15, pieceBytes: 65536)
     private var inflated: [UInt8] = []
+    /// Compresses what the clients send, within the window the server allows (10 bits),
+    /// without context takeover (made when a server first accepts the extension).
+    private lazy var deflater = MessageDeflater(windowBits: 10)
     private var events: UnsafeMutablePointer<epoll_event>
     private let maxEvents = 1024
     private var timers: [Int32] = []
@@ -473,6 +478,8 @@ final class Loop<W: Workload> {
                 return count
             }
             connection.phase = .open
+            let head = String(decoding: UnsafeBufferPointer(start: base, count: end), as: UTF8.self).lowercased()
+            connection.deflates = head.contains("sec-websocket-extensions: permessage-deflate")
             workload.opened(connection)
             offset = end
         }
@@ -575,16 +582,20 @@ final class Loop<W: Workload> {
 
     // MARK: Sending
 
-    /// Sends one text message (masked, as a client must).
+    /// Sends one text message (masked, as a client must), compressed when the server
+    /// accepted permessage-deflate (as browsers send theirs).
     func sendText(_ connection: Connection, _ bytes: UnsafeRawBufferPointer) {
-        sendFrame(connection, opcode: 0x1, bytes)
+        guard connection.deflates else { return sendFrame(connection, opcode: 0x1, bytes) }
+        deflater.compress(bytes) { compressed in
+            sendFrame(connection, opcode: 0x1, compressed, compressed: true)
+        }
     }
 
-    private func sendFrame(_ connection: Connection, opcode: UInt8, _ bytes: UnsafeRawBufferPointer) {
+    private func sendFrame(_ connection: Connection, opcode: UInt8, _ bytes: UnsafeRawBufferPointer, compressed: Bool = false) {
         guard connection.phase == .open || connection.phase == .handshaking, connection.fd >= 0 else { return }
         let length = bytes.count
         frameBuffer.removeAll(keepingCapacity: true)
-        frameBuffer.append(0x80 | opcode)
+        frameBuffer.append(0x80 | (compressed ? 0x40 : 0) | opcode)
         if length < 126 {
             frameBuffer.append(0x80 | UInt8(length))
         } else if length < 65536 {

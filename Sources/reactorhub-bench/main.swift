@@ -81,8 +81,9 @@ common options:
   --protocol P        reactorhub or mirror (default: reactorhub for fanout and idle,
                       mirror for raw)
   --deflate           offer permessage-deflate (client_max_window_bits allowed) on every
-                      upgrade and inflate what comes compressed; `on the wire` reports the
-                      frame bytes as they came, per update
+                      upgrade, inflate what comes compressed and, when the server accepted,
+                      send compressed messages too; `on the wire` reports the frame bytes as
+                      they came, per update
   --subprotocol NAME  Sec-WebSocket-Protocol to offer; '' for none (default
                       reactorhub.v1, or lws-mirror-protocol with --protocol mirror)
   --server-pid PID    the server's process: its CPU time and RSS are reported
