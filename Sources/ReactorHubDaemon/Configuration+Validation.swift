@@ -30,6 +30,12 @@ extension Configuration {
         if cluster != nil, persistence.kind != .redis {
             throw refuse(#"persistence.kind must be "redis" with cluster (or persistence absent), got "\#(persistence.kind.rawValue)""#)
         }
+        if let cluster, !cluster.sentinels.isEmpty, cluster.masterName == nil {
+            throw refuse("cluster.masterName must be set with cluster.sentinels: the name the sentinels monitor the master under")
+        }
+        if let cluster, cluster.sentinels.isEmpty, let name = cluster.masterName {
+            throw refuse(#"cluster.masterName ("\#(name)") needs cluster.sentinels: list the sentinels as "HOST:PORT", or remove masterName"#)
+        }
         if cluster == nil, persistence.kind == .redis {
             throw refuse(#"persistence.kind "redis" needs a cluster section (or --cluster-redis)"#)
         }

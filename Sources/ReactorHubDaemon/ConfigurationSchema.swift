@@ -141,6 +141,11 @@ enum ConfigurationSchema {
                  environment: "REACTORHUB_NODE_ID", flag: "--node-id ID"),
             .key("leaseMs", \.leaseMs, .integer(100...600_000), "how long an instance's owner holds it without renewing"),
             .key("keyPrefix", \.keyPrefix, .text(), "the prefix of every Redis key"),
+            .key("sentinels", \.sentinels, .hostAndPorts,
+                 "Redis Sentinels to ask for the master (a majority must name it); non-empty: `redis` is ignored"),
+            .key("masterName", \.masterName, .optional(.text()), "the master's name at the sentinels; needed with `sentinels`"),
+            .key("minReplicas", \.minReplicas, .integer(0...64),
+                 "replicas `WAIT` must confirm each commit reached before its actions are acked; 0: acked once the master has it"),
         ]),
         .optional("server", \.server, "how the WebSocket server serves sockets", [
             .key("compression", \.compression, .boolean,

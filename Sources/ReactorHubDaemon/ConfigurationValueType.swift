@@ -88,11 +88,14 @@ extension ConfigurationValueType where Value == String {
 
     /// `"HOST:PORT"`, the port from 1 to 65535.
     static var hostAndPort: Self {
-        text(#"a "HOST:PORT" string"#) { text in
-            guard let colon = text.lastIndex(of: ":"), colon != text.startIndex,
-                  let port = Int(text[text.index(after: colon)...]) else { return false }
-            return (1...65535).contains(port)
-        }
+        text(#"a "HOST:PORT" string"#, where: isHostAndPort)
+    }
+
+    /// Whether `text` is `HOST:PORT` with a port from 1 to 65535.
+    static func isHostAndPort(_ text: String) -> Bool {
+        guard let colon = text.lastIndex(of: ":"), colon != text.startIndex,
+              let port = Int(text[text.index(after: colon)...]) else { return false }
+        return (1...65535).contains(port)
     }
 
     /// A URL path such as `/echo`.
@@ -118,6 +121,20 @@ extension ConfigurationValueType where Value == [String] {
         Self(
             accepted: "an array of non-empty strings",
             decode: decodeTexts,
+            encode: { .array($0.map(JSONValue.string)) },
+            parseText: { _ in nil }
+        )
+    }
+
+    /// An array of distinct `"HOST:PORT"` strings.
+    static var hostAndPorts: Self {
+        Self(
+            accepted: #"an array of distinct "HOST:PORT" strings"#,
+            decode: { value in
+                guard let texts = decodeTexts(value), Set(texts).count == texts.count,
+                      texts.allSatisfy(ConfigurationValueType<String>.isHostAndPort) else { return nil }
+                return texts
+            },
             encode: { .array($0.map(JSONValue.string)) },
             parseText: { _ in nil }
         )

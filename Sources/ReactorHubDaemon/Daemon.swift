@@ -130,7 +130,9 @@ public enum Daemon {
                 printError("cluster.redis must be HOST:PORT")
                 return 2
             }
-            let node = ClusterNode(options: clusterOptions(configuration, section), redis: redis, logger: logger)
+            let node = ClusterNode(
+                options: clusterOptions(configuration, section), redis: redis, sentinel: sentinelConfiguration(section), logger: logger
+            )
             node.start()
             cluster = node
             services.append(node)
@@ -163,7 +165,7 @@ public enum Daemon {
         TrapReport.install()
         if let cluster, !(await cluster.waitUntilConnected(timeout: .seconds(5))) {
             // Served all the same: /readyz says 503 until the link is up, joins wait for it.
-            logger.warning("Redis not reachable yet; serving, not ready", metadata: ["redis": configuration.cluster?.redis ?? "-"])
+            logger.warning("Redis not reachable yet; serving, not ready", metadata: ["reason": cluster.unavailableReason ?? "-"])
         }
         let port: Int
         do {
@@ -228,7 +230,15 @@ public enum Daemon {
         let actions = configuration.actions ?? Configuration.Actions()
         options.dedupeWindow = .seconds(actions.dedupeSeconds)
         options.dedupeEntries = actions.dedupeEntries
+        options.minReplicas = section.minReplicas
         return options
+    }
+
+    /// The sentinels to ask for the master (`cluster.sentinels`, `cluster.masterName`); nil
+    /// when `cluster.redis` is the master. Both were checked with the configuration.
+    private static func sentinelConfiguration(_ section: Configuration.Cluster) -> SentinelConfiguration? {
+        guard !section.sentinels.isEmpty, let masterName = section.masterName else { return nil }
+        return SentinelConfiguration(sentinels: section.sentinels.compactMap(RedisEndpoint.init(address:)), masterName: masterName)
     }
 
     private static func randomNodeID() -> String {

@@ -64,7 +64,7 @@ extension Hub {
             return json(.object([
                 "kind": .string(address.kind), "id": .string(address.id), "resident": true, "epoch": .string(inspection.epoch),
                 "version": .int(inspection.version), "subscribers": .int(inspection.subscribers.count),
-                "state": inspection.state, "history": .array(history),
+                "state": inspection.state, "history": .array(history), "setAside": setAside(address),
             ]))
         }
         guard let stored = try? store.load(address) else {
@@ -74,7 +74,14 @@ extension Hub {
             "kind": .string(address.kind), "id": .string(address.id), "resident": false, "epoch": .string(stored.epoch),
             "version": .int(stored.version), "subscribers": 0, "state": stored.state,
             "history": .array(stored.patches.suffix(20).map { .object(["version": .int($0.version)]) }),
+            "setAside": setAside(address),
         ]))
+    }
+
+    /// What the store set aside of `address` (states that no longer decoded), oldest first.
+    private func setAside(_ address: ReactorAddress) -> JSONValue {
+        let records = (try? store.setAsides(address)) ?? []
+        return .array(records.map { .object(["epoch": .string($0.epoch), "version": .int($0.version), "reason": .string($0.reason)]) })
     }
 
     /// `POST /admin/instances/KIND/ID/reset`: a new epoch from the initial state; its

@@ -7,6 +7,7 @@ final class SQLiteReader {
     private let connection: SQLiteConnection
     private let selectInstance: SQLiteStatement
     private let selectPatches: SQLiteStatement
+    private let selectSetAside: SQLiteStatement
 
     /// Rows written by runs before this one are unproven (see `StoreRuns`).
     private let trustedFromRun: Int
@@ -18,6 +19,24 @@ final class SQLiteReader {
         selectPatches = try connection.prepare(
             "SELECT version, frame FROM patches WHERE kind = ?1 AND id = ?2 AND epoch = ?3 ORDER BY version"
         )
+        selectSetAside = try connection.prepare(
+            "SELECT epoch, version, reason FROM set_aside WHERE kind = ?1 AND id = ?2 ORDER BY set_aside_at, rowid"
+        )
+    }
+
+    /// The rows set aside of `address`, oldest first.
+    func setAsides(_ address: ReactorAddress) throws(PersistenceError) -> [SetAsideRecord] {
+        selectSetAside.reset()
+        defer { selectSetAside.reset() }
+        selectSetAside.bind(1, address.kind)
+        selectSetAside.bind(2, address.id)
+        var records: [SetAsideRecord] = []
+        while try selectSetAside.step() {
+            records.append(SetAsideRecord(
+                epoch: selectSetAside.text(0) ?? "", version: selectSetAside.int(1), reason: selectSetAside.text(2) ?? ""
+            ))
+        }
+        return records
     }
 
     func load(_ address: ReactorAddress) throws(PersistenceError) -> StoredInstance? {

@@ -85,7 +85,22 @@ public final class SQLiteStateStore: StateStore, @unchecked Sendable {
         let writer = try SQLiteConnection(path: options.path)
         try SQLiteSchema.inspect(writer)
         logger.info("state store opened", metadata: ["path": options.path, "flushMs": String(options.flushInterval.milliseconds)])
+        reportSetAside(writer, logger: logger)
         return SQLiteStateStore(options: options, writer: writer, lock: lock, logger: logger)
+    }
+
+    /// Says at the start that states are set aside (kept, not loaded), naming the first
+    /// instances; a database from before the table has none.
+    private static func reportSetAside(_ connection: SQLiteConnection, logger: Logger) {
+        guard let count = (try? connection.scalar("SELECT count(*) FROM set_aside")).flatMap({ $0.flatMap(Int.init) }), count > 0 else {
+            return
+        }
+        let first = (try? connection.scalar(
+            "SELECT group_concat(kind || '/' || id, ' ') FROM (SELECT DISTINCT kind, id FROM set_aside ORDER BY kind, id LIMIT 10)"
+        )) ?? nil
+        logger.warning("stored states are set aside (kept, not loaded); GET /admin/instances/KIND/ID lists them as setAside", metadata: [
+            "count": String(count), "instances": first ?? "",
+        ])
     }
 
     /// Starts the writer thread, once; `run()` does it too.
@@ -110,6 +125,12 @@ public final class SQLiteStateStore: StateStore, @unchecked Sendable {
         }
         // The overlay also records the version found on disk as durable.
         return pending.overlay(address, on: stored)
+    }
+
+    public func setAsides(_ address: ReactorAddress) throws -> [SetAsideRecord] {
+        try run().reader.withLock { reader in
+            try reader.setAsides(address)
+        }
     }
 
     public func record(_ change: StoredChange) {

@@ -20,6 +20,9 @@ public protocol StateStore: Sendable {
     /// Moves what is kept of `address` aside (its state no longer decodes), never
     /// deleting it, so that the instance can start afresh.
     func setAside(_ address: ReactorAddress, reason: String)
+    /// What was set aside of `address`, oldest first (`GET /admin/instances/KIND/ID` lists
+    /// it as `setAside`), once written.
+    func setAsides(_ address: ReactorAddress) throws -> [SetAsideRecord]
     /// The hub dropped `address` from memory (idle eviction); a store that keeps state only
     /// for the process's life may drop it too, so that its memory is handed back.
     func evicted(_ address: ReactorAddress)
@@ -36,6 +39,9 @@ public protocol StateStore: Sendable {
 extension StateStore {
     /// A durable store keeps an evicted instance's state: the next join restores it.
     public func evicted(_ address: ReactorAddress) {}
+    /// A store whose states always decode (they live no longer than the process) sets
+    /// nothing aside.
+    public func setAsides(_ address: ReactorAddress) throws -> [SetAsideRecord] { [] }
     public var pendingChanges: Int { 0 }
     public var flushDurations: Histogram? { nil }
     public var unavailableReason: String? { nil }
@@ -136,5 +142,20 @@ extension Array where Element == StoredPatch {
             total += patch.frame.count
         }
         return Array(suffix(kept))
+    }
+}
+
+/// A stored state that no longer decoded, kept rather than replaced.
+public struct SetAsideRecord: Sendable, Equatable {
+    /// The epoch and version it had.
+    public var epoch: String
+    public var version: Int
+    /// Why it did not decode.
+    public var reason: String
+
+    public init(epoch: String, version: Int, reason: String) {
+        self.epoch = epoch
+        self.version = version
+        self.reason = reason
     }
 }

@@ -52,6 +52,18 @@ struct ClusterFixture {
         return try #require(taken)
     }
 
+    /// The server's history line, as the scripts read it: the first 16 hex digits of its
+    /// replication id.
+    func line() async throws -> String {
+        try await Self.line(of: client)
+    }
+
+    static func line(of client: RedisClient) async throws -> String {
+        let info = try #require(try await client.send(["INFO", "replication"]).text)
+        let id = try #require(info.split(separator: "\r\n").first { $0.hasPrefix("master_replid:") })
+        return String(id.dropFirst("master_replid:".count).prefix(16))
+    }
+
     func stop() async {
         await redis.stop()
     }

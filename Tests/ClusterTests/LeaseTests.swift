@@ -8,13 +8,16 @@ struct LeaseTests {
         let a = cluster.options("node-a")
         let b = cluster.options("node-b")
         let first = try await cluster.leases(a).acquire("counter/x")
-        #expect(first == .acquired(Lease(address: "counter/x", node: "node-a", generation: 1)))
+        let line = try await cluster.line()
+        #expect(line.count == 16)
+        #expect(first == .acquired(Lease(address: "counter/x", node: "node-a", generation: 1, line: line)))
         guard case .held(let holder) = try await cluster.leases(b).acquire("counter/x") else {
             Issue.record("node-b took a lease node-a holds")
             return
         }
         #expect(holder.node == "node-a")
         #expect(holder.generation == 1)
+        #expect(holder.line == line)
         let read = try #require(try await cluster.leases(b).holder(of: "counter/x"))
         #expect(read.node == "node-a")
         #expect(read.generation == 1)
@@ -73,7 +76,7 @@ struct LeaseTests {
         #expect(try await cluster.leases(a).release(lease))
         #expect(try await cluster.leases(a).holder(of: "counter/x") == nil)
         let next = try await cluster.leases(b).acquire("counter/x")
-        #expect(next == .acquired(Lease(address: "counter/x", node: "node-b", generation: lease.generation + 1)))
+        #expect(next == .acquired(Lease(address: "counter/x", node: "node-b", generation: lease.generation + 1, line: lease.line)))
         await cluster.stop()
     }
 

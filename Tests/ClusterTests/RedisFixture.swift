@@ -36,6 +36,15 @@ struct RedisFixture {
         return configuration
     }
 
+    /// A started client whose master is the one its directory names: this server at first
+    /// (a test moves it with `name` and `withdraw`).
+    func clientFollowingTheMaster(_ configuration: RedisConfiguration? = nil) -> (directory: MasterDirectory, client: RedisClient) {
+        let directory = MasterDirectory.fixed(server.endpoint)
+        let client = RedisClient(configuration: configuration ?? Self.configuration(server), directory: directory, logger: Self.logger)
+        client.start()
+        return (directory, client)
+    }
+
     /// A second client on the same server (another node).
     func anotherClient() async throws -> RedisClient {
         let client = RedisClient(configuration: Self.configuration(server), logger: Self.logger)
@@ -83,5 +92,12 @@ final class Recorder<Element: Sendable>: Sendable {
 extension RedisValue {
     static func text(_ text: String) -> RedisValue {
         .string(Array(text.utf8))
+    }
+}
+
+extension RedisServer {
+    /// Where the server listens.
+    var endpoint: RedisEndpoint {
+        RedisEndpoint(host: host, port: port)
     }
 }

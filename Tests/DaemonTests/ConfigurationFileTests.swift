@@ -90,6 +90,9 @@ struct ConfigurationFileTests {
         #expect(cluster.nodeId == nil)
         #expect(cluster.leaseMs == 5000)
         #expect(cluster.keyPrefix == "rh")
+        #expect(cluster.sentinels == [])
+        #expect(cluster.masterName == nil)
+        #expect(cluster.minReplicas == 0)
     }
 
     @Test func fileValuesOverrideDefaultsAndKeepTheRest() throws {
@@ -131,6 +134,15 @@ struct ConfigurationFileTests {
          #"test.json: auth.anonymousRights must be an object {"read": [PATTERN…], "act": [PATTERN…]} of non-empty strings, got an object"#),
         (#"{"cluster": {"redis": "localhost"}}"#, #"test.json: cluster.redis must be a "HOST:PORT" string, got "localhost""#),
         (#"{"cluster": {"redis": "localhost:0"}}"#, #"test.json: cluster.redis must be a "HOST:PORT" string, got "localhost:0""#),
+        (#"{"cluster": {"sentinels": "10.0.0.1:26379"}}"#,
+         #"test.json: cluster.sentinels must be an array of distinct "HOST:PORT" strings, got "10.0.0.1:26379""#),
+        (#"{"cluster": {"sentinels": ["10.0.0.1"], "masterName": "m"}}"#,
+         #"test.json: cluster.sentinels must be an array of distinct "HOST:PORT" strings, got an array"#),
+        (#"{"cluster": {"sentinels": ["10.0.0.1:26379", "10.0.0.1:26379"], "masterName": "m"}}"#,
+         #"test.json: cluster.sentinels must be an array of distinct "HOST:PORT" strings, got an array"#),
+        (#"{"cluster": {"masterName": ""}}"#, #"test.json: cluster.masterName must be a non-empty string or null, got """#),
+        (#"{"cluster": {"minReplicas": -1}}"#, "test.json: cluster.minReplicas must be an integer from 0 to 64, got -1"),
+        (#"{"cluster": {"minReplicas": "1"}}"#, #"test.json: cluster.minReplicas must be an integer from 0 to 64, got "1""#),
         (#"{"diagnostics": {"echoPath": "echo"}}"#, #"test.json: diagnostics.echoPath must be a URL path such as "/echo" or null, got "echo""#),
         (#"{"tls": {"certFile": ""}}"#, #"test.json: tls.certFile must be a path to a file or null, got """#),
     ])

@@ -61,6 +61,22 @@ struct ConfigurationPrecedenceTests {
         #expect(try redis.load(["--config", "c.json"]).persistence.kind == .redis)
     }
 
+    @Test func sentinelsAndMasterNameComeTogether() throws {
+        let nameless = disk.adding("/home/me/c.json", #"{"cluster": {"sentinels": ["10.0.0.1:26379"]}}"#)
+        #expect(nameless.refusal(["--config", "c.json"])
+            == "c.json: cluster.masterName must be set with cluster.sentinels: the name the sentinels monitor the master under")
+        let alone = disk.adding("/home/me/c.json", #"{"cluster": {"masterName": "m"}}"#)
+        #expect(alone.refusal(["--config", "c.json"])
+            == #"c.json: cluster.masterName ("m") needs cluster.sentinels: list the sentinels as "HOST:PORT", or remove masterName"#)
+        let both = disk.adding(
+            "/home/me/c.json", #"{"cluster": {"sentinels": ["10.0.0.1:26379", "[::1]:26380"], "masterName": "m", "minReplicas": 1}}"#
+        )
+        let cluster = try #require(try both.load(["--config", "c.json"]).cluster)
+        #expect(cluster.sentinels == ["10.0.0.1:26379", "[::1]:26380"])
+        #expect(cluster.masterName == "m")
+        #expect(cluster.minReplicas == 1)
+    }
+
     @Test func redisPersistenceWithoutClusterIsRefused() {
         let disk = disk.adding("/home/me/c.json", #"{"persistence": {"kind": "redis"}}"#)
         #expect(disk.refusal(["--config", "c.json"]) == #"c.json: persistence.kind "redis" needs a cluster section (or --cluster-redis)"#)

@@ -32,7 +32,10 @@ struct PrintConfigTests {
         #expect(printed.objectValue?.keys.suffix(4) == ["metrics", "presence", "cluster", "diagnostics"])
         #expect(printed["presence"] == ["maxBytes": 1024, "maxListed": 5])
         #expect(printed["metrics"] == ["enabled": true])
-        #expect(printed["cluster"] == ["redis": "127.0.0.1:6379", "nodeId": "a", "leaseMs": 5000, "keyPrefix": "rh"])
+        #expect(printed["cluster"] == [
+            "redis": "127.0.0.1:6379", "nodeId": "a", "leaseMs": 5000, "keyPrefix": "rh", "sentinels": [], "masterName": .null,
+            "minReplicas": 0,
+        ])
         #expect(printed["persistence"]?["kind"] == "redis")
         #expect(printed["auth"] == nil)
     }

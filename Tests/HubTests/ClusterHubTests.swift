@@ -1,6 +1,7 @@
 @testable import ReactorHubRedis
 @testable import ReactorHubEngine
 import ReactorHubJSON
+import ReactorHubLogging
 import ReactorHubMetrics
 import TestSupport
 import Testing
@@ -24,15 +25,24 @@ struct ClusterHubTests {
 
     /// A lease long enough that a loaded machine (or the thread sanitizer) never lets one
     /// lapse by accident: ownership moves only where a test moves it.
-    private func withNodes(_ count: Int, lease: Duration = .seconds(10), _ body: ([Node]) async throws -> Void) async throws {
-        let redis = try await RedisServer.start()
+    /// `count` nodes on a Redis of their own, or on the master `directory` names (the test
+    /// moves it).
+    private func withNodes(
+        _ count: Int, lease: Duration = .seconds(10), on directory: MasterDirectory? = nil, logger: Logger = testLogger,
+        _ body: ([Node]) async throws -> Void
+    ) async throws {
+        let redis = directory == nil ? try await RedisServer.start() : nil
+        let endpoint = directory?.target?.endpoint ?? RedisEndpoint(host: redis?.host ?? "", port: redis?.port ?? 0)
         let prefix = "t\(UInt32.random(in: 0...UInt32.max))"
         var nodes: [Node] = []
         for index in 0..<count {
             var options = ClusterOptions(nodeID: "h\(index)")
             options.keyPrefix = prefix
             options.lease = lease
-            let cluster = ClusterNode(options: options, redis: RedisConfiguration(host: redis.host, port: redis.port), logger: testLogger)
+            let cluster = ClusterNode(
+                options: options, redis: RedisConfiguration(host: endpoint.host, port: endpoint.port), sentinel: nil, directory: directory,
+                logger: logger
+            )
             cluster.start()
             let running = Task { try await cluster.run() }
             #expect(await cluster.waitUntilConnected(timeout: .seconds(20)))
@@ -41,7 +51,7 @@ struct ClusterHubTests {
             configuration.actionsPerSecond = 100_000
             configuration.actionBurst = 100_000
             let transport = InMemoryTransport()
-            let hub = Hub(configuration: configuration, registry: testRegistry(), transport: transport, cluster: cluster, logger: testLogger)
+            let hub = Hub(configuration: configuration, registry: testRegistry(), transport: transport, cluster: cluster, logger: logger)
             try hub.start()
             nodes.append(Node(hub: hub, cluster: cluster, transport: transport, running: running))
         }
@@ -49,11 +59,11 @@ struct ClusterHubTests {
             try await body(nodes)
         } catch {
             await stop(nodes)
-            await redis.stop()
+            await redis?.stop()
             throw error
         }
         await stop(nodes)
-        await redis.stop()
+        await redis?.stop()
     }
 
     private func stop(_ nodes: [Node]) async {
@@ -206,6 +216,115 @@ struct ClusterHubTests {
             let snapshot = try await late.join("doc/h")
             #expect(snapshot["epoch"] == joined["epoch"])
             #expect(snapshot["state"] == .object(["n": 2]))
+        }
+    }
+
+    @Test func aReplicaPromotedWithoutTheLastCommitsGivesEveryClientANewEpochNeverAFork() async throws {
+        // Quiet: every link reports the master's death at once.
+        var quiet = testLogger
+        quiet.logLevel = .error
+        let master = try await RedisServer.start()
+        let replica = try await RedisServer.start(replicaOf: master)
+        let directory = MasterDirectory.fixed(RedisEndpoint(host: master.host, port: master.port))
+        let admin = RedisClient(
+            configuration: RedisConfiguration(host: master.host, port: master.port), directory: .fixed(
+                RedisEndpoint(host: master.host, port: master.port), expectsMaster: false
+            ), logger: quiet
+        )
+        admin.start()
+        try await withNodes(2, on: directory, logger: quiet) { nodes in
+            let owner = try await nodes[0].connect()
+            let follower = try await nodes[1].connect()
+            let joined = try await owner.join("doc/f")
+            #expect(try await follower.join("doc/f")["epoch"] == joined["epoch"])
+            // Every patch each client got, by epoch and version: two different ones for one
+            // version would be a fork.
+            var patches: [String: Set<String>] = [:]
+            var epochs = ["owner": joined["epoch"]?.stringValue ?? "", "follower": joined["epoch"]?.stringValue ?? ""]
+            var snapshots: [String: JSONValue] = [:]
+            var versions: [String: Int] = [:]
+            var last: JSONValue?
+            func act(_ client: ProtocolClient, _ path: String, ref: String) async throws {
+                try await client.send(#"{"type":"action","reactor":"doc/f","action":{"type":"set","path":"/\#(path)","value":1},"ref":"\#(ref)"}"#)
+            }
+            func receive(_ client: ProtocolClient, _ name: String, until done: (JSONValue) -> Bool) async throws {
+                while true {
+                    let message = try await client.next(timeout: 60)
+                    last = message
+                    if message["type"] == "snapshot" {
+                        snapshots[name] = message
+                        epochs[name] = message["epoch"]?.stringValue
+                        versions[name] = message["version"]?.intValue
+                    }
+                    if message["type"] == "patch" {
+                        versions[name] = message["version"]?.intValue
+                        patches["\(epochs[name] ?? "")/\(message["version"]?.intValue ?? -1)", default: []].insert(message.description)
+                    }
+                    if done(message) { return }
+                }
+            }
+            for (index, path) in ["a", "b", "c"].enumerated() {
+                try await act(owner, path, ref: path)
+                try await receive(owner, "owner") { $0["version"]?.intValue == index + 1 && $0["type"] == "patch" }
+                try await receive(follower, "follower") { $0["version"]?.intValue == index + 1 && $0["type"] == "patch" }
+            }
+            // The replica has versions 1 to 3, then hears nothing more.
+            try await waitUntilReplicated(admin)
+            replica.pause()
+            _ = try await admin.send(["CLIENT", "KILL", "TYPE", "replica"])
+            for (index, path) in ["d", "e"].enumerated() {
+                try await act(owner, path, ref: path)
+                try await receive(owner, "owner") { $0["version"]?.intValue == index + 4 && $0["type"] == "patch" }
+                try await receive(follower, "follower") { $0["version"]?.intValue == index + 4 && $0["type"] == "patch" }
+            }
+            // The master dies; the replica is promoted without versions 4 and 5.
+            await master.kill()
+            replica.resume()
+            let promoter = RedisClient(
+                configuration: RedisConfiguration(host: replica.host, port: replica.port), directory: .fixed(
+                    RedisEndpoint(host: replica.host, port: replica.port), expectsMaster: false
+                ), logger: quiet
+            )
+            promoter.start()
+            while (try? await promoter.send(["REPLICAOF", "NO", "ONE"])) == nil {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            directory.name(RedisEndpoint(host: replica.host, port: replica.port))
+
+            // An action through the follower, resent while it is refused: the new epoch takes it.
+            var acked: JSONValue?
+            var attempt = 0
+            while acked == nil {
+                attempt += 1
+                try await act(follower, "after", ref: "r\(attempt)")
+                try await receive(follower, "follower") { $0["ref"]?.stringValue == "r\(attempt)" }
+                let reply = try #require(last)
+                if reply["type"] == "ack" { acked = reply } else { #expect(reply["code"] == "overloaded") }
+            }
+            // Each client gets the new epoch, as a snapshot of what the new master holds
+            // (versions 1 to 3), then the action's change; or with the change already in it.
+            for (name, client) in [("owner", owner), ("follower", follower)] {
+                if epochs[name] == joined["epoch"]?.stringValue || versions[name] != 4 {
+                    try await receive(client, name) { _ in epochs[name] != joined["epoch"]?.stringValue && versions[name] == 4 }
+                }
+                let snapshot = try #require(snapshots[name])
+                #expect(snapshot["epoch"] != joined["epoch"], "\(name)")
+                #expect(snapshot["version"] == 3 || snapshot["version"] == 4, "\(name)")
+                #expect(snapshot["state"] == (snapshot["version"] == 3 ? ["a": 1, "b": 1, "c": 1] : ["a": 1, "b": 1, "c": 1, "after": 1]), "\(name)")
+            }
+            #expect(snapshots["owner"]?["epoch"] == snapshots["follower"]?["epoch"])
+            // No version was ever sent with two different patches.
+            #expect(patches.values.allSatisfy { $0.count == 1 }, "\(patches)")
+            await promoter.shutdown()
+        }
+        await admin.shutdown()
+        await replica.stop()
+    }
+
+    /// Waits until the master's replica has every write so far.
+    private func waitUntilReplicated(_ admin: RedisClient) async throws {
+        while try await admin.pipeline([["PUBLISH", "x", ""], ["WAIT", 1, 200]])[1].integer ?? 0 < 1 {
+            try await Task.sleep(for: .milliseconds(20))
         }
     }
 }

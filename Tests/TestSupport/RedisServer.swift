@@ -16,23 +16,28 @@ public final class RedisServer: @unchecked Sendable {
     /// The port the server listens on; the same across restarts.
     public private(set) var port: Int
     private let directory: URL
+    /// `--replicaof HOST PORT` and the like, after the server's own arguments.
+    private let extraArguments: [String]
     private var process: pid_t?
     /// The server's process id while it runs.
     public var processID: Int32? { process }
 
-    private init(port: Int, directory: URL) {
+    private init(port: Int, directory: URL, extraArguments: [String]) {
         self.port = port
         self.directory = directory
+        self.extraArguments = extraArguments
     }
 
     /// Starts a server on a free loopback port (another port is tried when the chosen one
     /// was taken in the meantime, also by another redis-server) and returns once it answers.
-    /// `firstPort` is tried first instead of a free one (the fixture's own tests).
-    public static func start(firstPort: Int? = nil) async throws -> RedisServer {
+    /// `firstPort` is tried first instead of a free one (the fixture's own tests). With
+    /// `replicaOf`, the server replicates that one (and starts a full synchronisation at once).
+    public static func start(firstPort: Int? = nil, replicaOf master: RedisServer? = nil) async throws -> RedisServer {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("reactorhub-redis-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let server = RedisServer(port: 0, directory: directory)
+        let replication = master.map { ["--replicaof", $0.host, String($0.port)] } ?? []
+        let server = RedisServer(port: 0, directory: directory, extraArguments: ["--repl-diskless-sync-delay", "0"] + replication)
         var lastError: (any Error)?
         for attempt in 0..<8 {
             server.port = try attempt == 0 ? firstPort ?? freeLoopbackPort() : freeLoopbackPort()
@@ -89,7 +94,7 @@ public final class RedisServer: @unchecked Sendable {
         let pid = try Self.spawn(Self.executable, [
             "--port", String(port), "--bind", host, "--save", "", "--appendonly", "no",
             "--dir", directory.path, "--daemonize", "no", "--logfile", directory.appendingPathComponent("redis.log").path,
-        ])
+        ] + extraArguments)
         process = pid
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {

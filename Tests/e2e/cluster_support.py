@@ -1,5 +1,6 @@
 """Fixtures for the cluster suites: one `redis-server` on a free loopback port started
 here (never one the tests did not start), and several daemons sharing it."""
+import asyncio
 import os
 import pathlib
 import shutil
@@ -8,10 +9,12 @@ import socket
 import subprocess
 import tempfile
 import time
+import urllib.request
 
 import pytest
 
 from conftest import OUTPUT, Daemon, base_config, wait_for
+from sync_harness import SyncClient, barrier, canonical, fresh_snapshot
 
 LEASE_MS = 1500
 
@@ -23,11 +26,13 @@ def free_port() -> int:
 
 
 class RedisProcess:
-    """A redis-server without persistence on 127.0.0.1:PORT."""
+    """A redis-server without persistence on 127.0.0.1:PORT; `extra` arguments follow
+    (`--replicaof 127.0.0.1 PORT`, `--replica-priority 0`)."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, extra: tuple[str, ...] = ()):
         self.port = free_port()
         self.name = name
+        self.extra = extra
         self.process = None
         self.workdir = pathlib.Path(tempfile.mkdtemp(prefix="rh-redis-"))
         self.start()
@@ -47,7 +52,7 @@ class RedisProcess:
             with open(OUTPUT / f"{self.name}-redis.log", "ab") as log:
                 self.process = subprocess.Popen(
                     [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                     "--dir", str(self.workdir)],
+                     "--dir", str(self.workdir), *self.extra],
                     stdout=log, stderr=log,
                 )
             wait_for(lambda: self.process.poll() is not None or self.answering_pid() is not None, timeout=20)
@@ -149,3 +154,48 @@ def stop_process(daemon: Daemon) -> None:
 
 def continue_process(daemon: Daemon) -> None:
     daemon.process.send_signal(signal.SIGCONT)
+
+
+def owned(node) -> int:
+    with urllib.request.urlopen(f"http://127.0.0.1:{node.port}/metrics", timeout=5) as response:
+        for line in response.read().decode().splitlines():
+            if line.startswith("reactorhub_cluster_owned_instances"):
+                return int(float(line.split()[-1]))
+    return 0
+
+
+async def observe(urls, address):
+    observers = [SyncClient(url, f"o{i}") for i, url in enumerate(urls)]
+    for observer in observers:
+        await observer.connect()
+        assert (await observer.join(address))["type"] == "snapshot"
+    assert (await observers[-1].act(address, {"type": "set", "path": "/log", "value": []}))["type"] == "ack"
+    return observers
+
+
+async def converged(observers, address, url, via):
+    # A node's replica may trail another's by a moment: the fresh snapshot is taken on the
+    # node that delivered the barrier to `via` (`url` only names the run's choice).
+    await barrier(via, address)
+    epoch, version, state = await fresh_snapshot(via.url, address)
+    for observer in observers:
+        await observer.wait_version(address, version, timeout=30)
+        copy = observer.copy(address)
+        assert copy.epoch == epoch and copy.version == version, (observer.name, copy.epoch, copy.version, epoch, version)
+        assert canonical(copy.state) == canonical(state), f"{observer.name} diverged"
+    return epoch, version, state
+
+
+def no_fork(observers):
+    merged = {}
+    for observer in observers:
+        for key, text in observer.patch_texts.items():
+            assert merged.setdefault(key, text) == text, f"{observer.name}: two different patches for {key}"
+    return len(merged)
+
+
+async def wait_acks(writers, count, timeout=30):
+    deadline = time.monotonic() + timeout
+    while sum(len(w.acked) for w in writers) < count:
+        assert time.monotonic() < deadline, "writers made no progress"
+        await asyncio.sleep(0.02)

@@ -23,7 +23,7 @@ ENDPOINTS = [
 ]
 INSTANCE_KEYS = ["kind", "id", "epoch", "version", "subscribers", "queuedBytes"]
 PAGE_KEYS = ["instances", "total", "offset", "limit", "next"]
-DETAIL_KEYS = ["kind", "id", "resident", "epoch", "version", "subscribers", "state", "history"]
+DETAIL_KEYS = ["kind", "id", "resident", "epoch", "version", "subscribers", "state", "history", "setAside"]
 RESET_KEYS = ["kind", "id", "epoch", "version", "subscribers"]
 CONNECTIONS_KEYS = ["count", "byPath", "byUser", "byAddress", "slowest"]
 SLOWEST_KEYS = ["session", "user", "address", "queuedBytes", "joined"]
@@ -163,6 +163,7 @@ def test_one_instance_shows_the_state_of_a_fresh_snapshot_and_its_last_20_patche
         assert (detail["kind"], detail["id"], detail["resident"], detail["epoch"], detail["version"], detail["subscribers"]) == \
             ("doc", "one", True, epoch, 25, 1)
         assert version == 25 and canonical(detail["state"]) == canonical(state) == canonical(a.copy("doc/one").state)
+        assert detail["setAside"] == []
         history = detail["history"]
         assert [h["version"] for h in history] == list(range(6, 26))
         assert all(keys(h) == ["version", "base", "patch"] and h["base"] == h["version"] - 1 for h in history)
@@ -204,6 +205,7 @@ def test_an_instance_not_in_memory_is_read_from_the_state_store(daemon_factory, 
     assert (detail["resident"], detail["epoch"], detail["version"], detail["subscribers"], detail["state"]) == \
         (False, copy.epoch, 3, 0, {"n": 2})
     assert detail["history"] == [{"version": 1}, {"version": 2}, {"version": 3}]
+    assert detail["setAside"] == []
 
 
 def test_a_reset_gives_subscribers_a_snapshot_of_a_new_epoch_and_versions_restart(daemon_factory):

@@ -149,7 +149,8 @@ def test_cluster_flags_bring_in_the_cluster_with_redis_as_the_store(tmp_path):
                  env={"REACTORHUB_NODE_ID": "n1"})
     assert result.returncode == 0, result.stderr
     effective = json.loads(result.stdout)
-    assert effective["cluster"] == {"redis": "10.0.0.5:6380", "nodeId": "n1", "leaseMs": 5000, "keyPrefix": "rh"}
+    assert effective["cluster"] == {"redis": "10.0.0.5:6380", "nodeId": "n1", "leaseMs": 5000, "keyPrefix": "rh",
+                                    "sentinels": [], "masterName": None, "minReplicas": 0}
     assert effective["persistence"]["kind"] == "redis"
 
 

@@ -2,11 +2,11 @@
 (`kill -9`) or stalled (`SIGSTOP`) under a stream of actions, Redis restarted without its
 data, and a rolling restart of every node under writers that retry with action ids."""
 import asyncio
-import json
 import time
-import urllib.request
 
-from cluster_support import LEASE_MS, cluster_factory, continue_process, redis_server, stop_process  # noqa: F401
+from cluster_support import (  # noqa: F401
+    LEASE_MS, cluster_factory, continue_process, converged, no_fork, observe, owned, redis_server, stop_process, wait_acks,
+)
 from cluster_writer import IdWriter, check_exactly_once
 from conftest import wait_for
 from sync_harness import SyncClient, barrier, canonical, fresh_snapshot
@@ -14,51 +14,6 @@ from sync_harness import SyncClient, barrier, canonical, fresh_snapshot
 # Takeover is due within leaseMs + 1 s (CLUSTER.md); the first ack after it also needs the
 # writer's retry and a round trip, on a machine shared with other builds: that much slack.
 TAKEOVER_SLACK = 2.0
-
-
-def owned(node) -> int:
-    with urllib.request.urlopen(f"http://127.0.0.1:{node.port}/metrics", timeout=5) as response:
-        for line in response.read().decode().splitlines():
-            if line.startswith("reactorhub_cluster_owned_instances"):
-                return int(float(line.split()[-1]))
-    return 0
-
-
-async def observe(urls, address):
-    observers = [SyncClient(url, f"o{i}") for i, url in enumerate(urls)]
-    for observer in observers:
-        await observer.connect()
-        assert (await observer.join(address))["type"] == "snapshot"
-    assert (await observers[-1].act(address, {"type": "set", "path": "/log", "value": []}))["type"] == "ack"
-    return observers
-
-
-async def converged(observers, address, url, via):
-    # A node's replica may trail another's by a moment: the fresh snapshot is taken on the
-    # node that delivered the barrier to `via` (`url` only names the run's choice).
-    await barrier(via, address)
-    epoch, version, state = await fresh_snapshot(via.url, address)
-    for observer in observers:
-        await observer.wait_version(address, version, timeout=30)
-        copy = observer.copy(address)
-        assert copy.epoch == epoch and copy.version == version, (observer.name, copy.epoch, copy.version, epoch, version)
-        assert canonical(copy.state) == canonical(state), f"{observer.name} diverged"
-    return epoch, version, state
-
-
-def no_fork(observers):
-    merged = {}
-    for observer in observers:
-        for key, text in observer.patch_texts.items():
-            assert merged.setdefault(key, text) == text, f"{observer.name}: two different patches for {key}"
-    return len(merged)
-
-
-async def wait_acks(writers, count, timeout=30):
-    deadline = time.monotonic() + timeout
-    while sum(len(w.acked) for w in writers) < count:
-        assert time.monotonic() < deadline, "writers made no progress"
-        await asyncio.sleep(0.02)
 
 
 async def kill_owner(cluster):

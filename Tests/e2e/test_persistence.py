@@ -10,6 +10,15 @@ import time
 import websockets
 
 from conftest import BINARY, ROOT, base_config
+from ops_support import http, wait_until
+
+ADMIN_TOKEN = "admin-token-for-tests"
+
+
+def admin_detail(daemon, path):
+    response = http(daemon.port, f"/admin/instances/{path}", token=ADMIN_TOKEN)
+    assert response.status == 200, (response.status, response.text)
+    return response.json()
 
 
 def sqlite_config(path, **persistence):
@@ -162,17 +171,32 @@ def test_a_state_that_no_longer_decodes_is_set_aside(daemon_factory, tmp_path):
         db.execute("""UPDATE instances SET state = '{"value":"seven","isLoading":false}'
                       WHERE kind = 'counter' AND id = 'old'""")
 
+    config["admin"] = {"token": ADMIN_TOKEN}
     second = daemon_factory(config, name="schema-second")
+    assert "stored states are set aside" not in second.log_path.read_text()
     snapshot = restored_doc(second, "counter/old")
     assert snapshot["version"] == 0
     assert snapshot["epoch"] != old_epoch
     assert snapshot["state"] == {"value": 0, "isLoading": False}
+    # The admin API lists what was kept aside, once the store has written it.
+    detail = wait_until(lambda: (lambda d: d if d["setAside"] else None)(admin_detail(second, "counter/old")),
+                        timeout=30, what="the set-aside row in GET /admin/instances/counter/old")
+    assert [list(entry) for entry in detail["setAside"]] == [["epoch", "version", "reason"]]
+    entry = detail["setAside"][0]
+    assert (entry["epoch"], entry["version"]) == (old_epoch, 3)
+    assert "value" in entry["reason"], entry["reason"]
+    assert (detail["epoch"], detail["version"]) == (snapshot["epoch"], 0)
     assert second.stop() == 0
     log = second.log_path.read_text()
     assert "stored state no longer decodes" in log and "kind=counter" in log and "id=old" in log
     with sqlite3.connect(path) as db:
         rows = db.execute("SELECT kind, id, epoch, version, state FROM set_aside").fetchall()
     assert rows == [("counter", "old", old_epoch, 3, '{"value":"seven","isLoading":false}')]
+    # The next start says so, naming the instance; nothing was deleted.
+    third = daemon_factory(config, name="schema-third")
+    assert third.stop() == 0
+    start = [line for line in third.log_path.read_text().splitlines() if "stored states are set aside" in line]
+    assert len(start) == 1 and "count=1" in start[0] and "counter/old" in start[0], start
 
 
 def run_expecting_refusal(config_path):

@@ -51,6 +51,7 @@ package final class Delivery: Sendable {
     package func send(_ entries: [Outgoing], to outputs: [ConnectionOutput]) {
         guard !entries.isEmpty, !outputs.isEmpty else { return }
         var wake: [ConnectionID] = []
+        wake.reserveCapacity(outputs.count)
         let pressure = overBudget.load(ordering: .relaxed)
         for output in outputs {
             let report = output.append(entries, pressure: pressure)

@@ -14,20 +14,25 @@ extension InstanceView {
     package func apply(_ records: some Collection<LogRecord>) -> ApplyEnd {
         contents.withLock { contents in
             // What every subscriber gets, in order, handed to delivery once at the end; the
-            // same with sums for those who asked.
-            var outgoing: [Outgoing] = []
-            var summedOutgoing: [Outgoing] = []
-            var frames: [PatchFrame] = []
-            var summedFrames: [PatchFrame] = []
+            // same with sums for those who asked. Patches go in as they come; a run longer
+            // than the coalescing threshold is merged in place when it ends (one array per
+            // burst, however it is made up).
             let summing = !contents.summed.isEmpty
+            var outgoing: [Outgoing] = []
+            outgoing.reserveCapacity(records.count)
+            var summedOutgoing: [Outgoing] = []
+            if summing { summedOutgoing.reserveCapacity(records.count) }
+            var run: [PatchFrame] = []
+            var summedRun: [PatchFrame] = []
+            var runStart = 0
+            var summedRunStart = 0
             func flush() {
-                guard !frames.isEmpty else { return }
-                outgoing += coalesced(frames)
-                frames = []
-                if summing {
-                    summedOutgoing += coalesced(summedFrames)
-                    summedFrames = []
+                if run.count > Self.coalescingThreshold {
+                    outgoing.replaceSubrange(runStart..., with: coalesced(run))
+                    if summing { summedOutgoing.replaceSubrange(summedRunStart..., with: coalesced(summedRun)) }
                 }
+                run.removeAll(keepingCapacity: true)
+                summedRun.removeAll(keepingCapacity: true)
             }
             defer {
                 flush()
@@ -62,8 +67,17 @@ extension InstanceView {
                     contents.stateText = nil
                     contents.sum = sum
                     contents.history.append(frame, sum: sum)
-                    frames.append(frame)
-                    if summing, let sum { summedFrames.append(frame.summed(sum)) }
+                    let summedFrame = summing ? sum.map { frame.summed($0) } : nil
+                    if records.count > Self.coalescingThreshold {
+                        if run.isEmpty {
+                            runStart = outgoing.count
+                            summedRunStart = summedOutgoing.count
+                        }
+                        run.append(frame)
+                        if let summedFrame { summedRun.append(summedFrame) }
+                    }
+                    outgoing.append(.patch(stream, frame))
+                    if let summedFrame { summedOutgoing.append(.patch(stream, summedFrame)) }
                 }
             }
             return .complete
@@ -120,12 +134,9 @@ extension InstanceView {
         }
     }
 
-    /// A run of frames as it leaves: as they are when short, merged (each merged frame
-    /// kept under delivery's merged-frame limit) when long.
+    /// A long run of frames merged, each merged frame kept under delivery's merged-frame
+    /// limit.
     private func coalesced(_ frames: [PatchFrame]) -> [Outgoing] {
-        guard frames.count > Self.coalescingThreshold else {
-            return frames.map { .patch(stream, $0) }
-        }
         let limit = context.delivery.limits.mergedFrameBytes
         var merged: [Outgoing] = []
         var start = 0

@@ -17,18 +17,20 @@ final class BatchLane<Element: Sendable>: Sendable {
         case items([Element]), end, wait
     }
 
-    /// Queues `element` (dropped once the lane is finished).
-    func yield(_ element: Element) {
-        let waiter = state.withLock { state -> CheckedContinuation<[Element]?, Never>? in
-            guard !state.finished else { return nil }
+    /// Queues `element`; false (dropped) once the lane is finished.
+    @discardableResult
+    func yield(_ element: Element) -> Bool {
+        let (taken, waiter) = state.withLock { state -> (Bool, CheckedContinuation<[Element]?, Never>?) in
+            guard !state.finished else { return (false, nil) }
             guard let waiter = state.waiter else {
                 state.items.append(element)
-                return nil
+                return (true, nil)
             }
             state.waiter = nil
-            return waiter
+            return (true, waiter)
         }
         waiter?.resume(returning: [element])
+        return taken
     }
 
     /// Ends the lane: the consumer gets what is queued, then nil.

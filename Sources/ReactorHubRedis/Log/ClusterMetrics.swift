@@ -9,4 +9,6 @@ final class ClusterMetrics: Sendable {
     let ownerships = Counter()
     /// Senders answered `overloaded` because no reply came in time.
     let replyTimeouts = Counter()
+    /// Times the delivery probe found pub/sub silent (and the links were rebuilt).
+    let deliverySilences = Counter()
 }

@@ -5,11 +5,12 @@ public import ReactorHubLifecycle
 public import ReactorHubLogging
 import ReactorHubJSON
 import ReactorHubLocking
-public import ReactorHubMetrics
 import Synchronization
 
-/// This daemon as one node of a cluster (shared/CLUSTER.md): its Redis links, its
-/// heartbeat and leases, its inbox, and the clustered instances it holds (`ReplicaInstance`).
+/// This daemon as one node of a cluster (shared/CLUSTER.md): its Redis links (to the master
+/// `cluster.redis` names, or the one a majority of the sentinels names), its heartbeat and
+/// leases, its inbox, its delivery probe, and the clustered instances it holds
+/// (`ReplicaInstance`).
 ///
 /// The hub calls it at three hooks: an instance is made here instead of in memory
 /// (`makeInstance`, off the service thread), the drain hands the leases over
@@ -21,8 +22,17 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
     /// This node's id, key prefix, lease and history lengths.
     public let options: ClusterOptions
     let logger: Logger
+    /// Where the master is: fixed (`cluster.redis`), or as the sentinels name it.
+    let directory: MasterDirectory
     let client: RedisClient
+    /// The fenced writes' client: `client` itself, or with `minReplicas` a link of its own
+    /// (its `WAIT`s would hold up everything else).
+    let writer: RedisClient
     let subscriber: RedisSubscriber
+    let watcher: SentinelWatcher?
+    let probe: DeliveryProbe
+    /// Replicas still repairing from the logs after the pub/sub link came back.
+    let resyncing = Atomic<Int>(0)
     let store: InstanceStore
     let leases: InstanceLeases
     let registry: NodeRegistry
@@ -30,17 +40,19 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
     let presence: PresenceStore
     let heartbeat: ClusterHeartbeat
     let metrics = ClusterMetrics()
-    private let inboxReader: InboxReader
+    let inboxReader: InboxReader
     private let relay: Relay
-    private let replicas = Locked<[String: any ClusterReplica]>([:])
-    private let pending = Locked(PendingReplies())
-    private let delivery = Locked<Delivery?>(nil)
+    let replicas = Locked<[String: any ClusterReplica]>([:])
+    let pending = Locked(PendingReplies())
+    let delivery = Locked<Delivery?>(nil)
     /// How the hub writes messages (set with the delivery).
     private let codecHolder = Locked<(any MessageCodec)?>(nil)
     private let stopping = Latch()
     private let draining = Atomic<Bool>(false)
     /// The inbox reader's loop, started with the links and ended by `run()`'s shutdown.
     private let reading = Locked<Task<Void, Never>?>(nil)
+    /// The sentinel watcher's loop, likewise: the master is asked for before the node serves.
+    private let watching = Locked<Task<Void, Never>?>(nil)
 
     /// Passes the subscriber's, the inbox's and the heartbeat's events to the node, which
     /// exists only after they do.
@@ -48,21 +60,51 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
         let node = Locked<ClusterNode?>(nil)
     }
 
-    /// A node `options.nodeID` on the Redis server of `redis`; nothing connects before `start()`.
-    public init(options: ClusterOptions, redis: RedisConfiguration, logger: Logger) {
+    /// A node `options.nodeID` on the Redis server of `redis` (its timeouts only when
+    /// `sentinel` is given: the master is then the one a majority of the sentinels names);
+    /// nothing connects before `start()`.
+    public convenience init(options: ClusterOptions, redis: RedisConfiguration, sentinel: SentinelConfiguration? = nil, logger: Logger) {
+        self.init(options: options, redis: redis, sentinel: sentinel, directory: nil, logger: logger)
+    }
+
+    /// A node whose links follow `directory` when given (tests move the master by hand).
+    init(options: ClusterOptions, redis: RedisConfiguration, sentinel: SentinelConfiguration?, directory given: MasterDirectory?, logger: Logger) {
         var logger = logger
         logger[metadataKey: "node"] = options.nodeID
         self.options = options
         self.logger = logger
         let relay = Relay()
         self.relay = relay
-        client = RedisClient(configuration: redis, logger: logger)
+        var redis = redis
+        redis.clientName = "reactorhub-" + String(options.nodeID.map { $0.isLetter || $0.isNumber || "-_.:".contains($0) ? $0 : "_" })
+        if let given {
+            directory = given
+            watcher = nil
+        } else if var sentinel {
+            sentinel.link.clientName = redis.clientName
+            directory = MasterDirectory(waitingFor: "asking the sentinels for master '\(sentinel.masterName)'")
+            watcher = SentinelWatcher(configuration: sentinel, directory: directory, logger: logger)
+        } else {
+            directory = .fixed(redis.endpoint)
+            watcher = nil
+        }
+        client = RedisClient(configuration: redis, directory: directory, logger: logger)
+        if options.minReplicas > 0 {
+            var writes = redis
+            writes.name = "redis-writer"
+            writes.clientName = redis.clientName.map { "\($0)-writer" }
+            writer = RedisClient(configuration: writes, directory: directory, logger: logger)
+        } else {
+            writer = client
+        }
         var subscription = redis
         subscription.name = "redis-subscriber"
-        subscriber = RedisSubscriber(configuration: subscription, logger: logger) { event in
+        subscription.clientName = redis.clientName.map { "\($0)-subscriber" }
+        subscriber = RedisSubscriber(configuration: subscription, directory: directory, logger: logger) { event in
             relay.node.withLock { $0 }?.handle(event)
         }
-        store = InstanceStore(client: client, options: options, logger: logger)
+        probe = DeliveryProbe(channel: options.keys.probe(options.nodeID), client: client, logger: logger)
+        store = InstanceStore(client: client, writer: writer, options: options, logger: logger)
         leases = InstanceLeases(client: client, options: options, logger: logger)
         registry = NodeRegistry(client: client, options: options, logger: logger)
         inbox = NodeInbox(client: client, options: options)
@@ -70,7 +112,7 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
         heartbeat = ClusterHeartbeat(registry: registry, leases: leases, options: options, logger: logger) { lease in
             relay.node.withLock { $0 }?.leaseLost(lease)
         }
-        inboxReader = InboxReader(configuration: redis, options: options, logger: logger) { entries in
+        inboxReader = InboxReader(configuration: redis, directory: directory, options: options, logger: logger) { entries in
             await relay.node.withLock { $0 }?.received(entries)
         }
         relay.node.withLock { $0 = self }
@@ -89,17 +131,23 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
     /// (A reply lost with a failed owner is noticed sooner: when another node holds the lease.)
     var replyTimeout: Duration { max(options.lease + .seconds(5), .seconds(10)) }
 
-    /// Connects to Redis (the client and the subscriber reconnect by themselves) and starts
-    /// reading this node's inbox, so that the node is ready before it serves; `run()` ends
-    /// them.
+    /// Connects to Redis (the client and the subscriber reconnect by themselves; with
+    /// Sentinel, to the master the sentinels name) and starts reading this node's inbox, so
+    /// that the node is ready before it serves; `run()` ends them.
     public func start() {
+        if let watcher {
+            watcher.start()
+            watching.withLock { $0 = Task { await watcher.run() } }
+        }
         client.start()
+        if writer !== client { writer.start() }
         subscriber.start()
         let reader = inboxReader
         reading.withLock { $0 = Task { await reader.run() } }
     }
 
-    /// Waits until both Redis links are up, at most `timeout`; false when they are not.
+    /// Waits until the node can serve (a master named, every link up), at most `timeout`;
+    /// false when it cannot yet.
     public func waitUntilConnected(timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while unavailableReason != nil {
@@ -109,18 +157,13 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
         return true
     }
 
-    /// Why the node cannot serve now (`/readyz`), or nil.
-    public var unavailableReason: String? {
-        client.isConnected && subscriber.isConnected && inboxReader.isReading ? nil : "cluster link down"
-    }
-
     package func attach(_ delivery: Delivery, codec: any MessageCodec) {
         self.delivery.withLock { $0 = delivery }
         codecHolder.withLock { $0 = codec }
     }
 
     /// The hub's codec (JSON frames without headroom until the hub attached).
-    private var codec: any MessageCodec {
+    var codec: any MessageCodec {
         codecHolder.withLock { $0 } ?? JSONCodec()
     }
 
@@ -132,6 +175,7 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.heartbeat.run() }
             group.addTask { await self.sweepLoop() }
+            group.addTask { await self.proveDelivery() }
             await stopping.wait()
             group.cancelAll()
         }
@@ -145,7 +189,12 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
         } catch {
             logger.info("node not deregistered", metadata: ["error": error.message])
         }
+        if let watching = watching.withLock({ $0 }) {
+            watching.cancel()
+            await watching.value
+        }
         await subscriber.shutdown()
+        if writer !== client { await writer.shutdown() }
         await client.shutdown()
     }
 
@@ -167,9 +216,17 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
     }
 
     private func sweepLoop() async {
+        var moves = directory.moves
         while !Task.isCancelled {
             for replica in replicas.withLock({ Array($0.values) }) {
                 await replica.sweep()
+            }
+            if directory.moves != moves {
+                moves = directory.moves
+                shortenForwardedReplies()
+                for replica in replicas.withLock({ Array($0.values) }) {
+                    replica.masterMoved()
+                }
             }
             expireReplies()
             try? await Task.sleep(for: options.renewInterval)
@@ -227,6 +284,7 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
     private func handle(_ event: RedisSubscriber.Event) {
         switch event {
         case .message(let channel, let payload):
+            if channel == probe.channel { return probe.received(payload) }
             guard let open = channel.firstIndex(of: "{"), let close = channel.lastIndex(of: "}"), open < close else { return }
             let address = String(channel[channel.index(after: open)..<close])
             guard let replica = replicas.withLock({ $0[address] }) else { return }
@@ -245,9 +303,7 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
             }
         case .resubscribed:
             logger.info("pub/sub link back; replicas repair from the stream")
-            for replica in replicas.withLock({ Array($0.values) }) {
-                replica.linkRecovered()
-            }
+            resync(replicas.withLock { Array($0.values) })
         case .linkDown(let error):
             logger.warning("pub/sub link down", metadata: ["error": error.message])
         case .patternMessage:
@@ -268,66 +324,11 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
             case .reply(let to, let reply, let bounced)?:
                 if let bounced { replicas.withLock { $0[bounced] }?.forgetHolder() }
                 deliverReply(to.token, reply)
+            case .hold(let tokens)?:
+                holdLocal(tokens)
             case nil:
                 logger.warning("unreadable inbox entry", metadata: ["from": entry.from])
             }
         }
-    }
-
-    // MARK: Replies
-
-    /// Keeps a sender until its reply comes; returns its token.
-    func expectReply(_ entry: PendingReplies.Entry) -> UInt64 {
-        pending.withLock { $0.add(entry) }
-    }
-
-    /// Takes the sender of `token` (its reply is being delivered).
-    func takeReply(_ token: UInt64) -> PendingReplies.Entry? {
-        pending.withLock { $0.take(token) }
-    }
-
-    /// Sends `reply` to the sender `to`: here, or through its node's inbox.
-    /// `bounced`: the instance this node refused the action for, not owning it.
-    func answer(_ to: ReplyAddress, _ reply: [UInt8], bounced: String? = nil) {
-        if to.node == id { return deliverReply(to.token, reply) }
-        Task {
-            _ = try? await inbox.post(to: to.node, instance: "", payload: InboxMessage(replyTo: to, reply: reply, bounced: bounced).bytes)
-        }
-    }
-
-    private func deliverReply(_ token: UInt64, _ reply: [UInt8]) {
-        guard let sender = takeReply(token), let delivery = delivery.withLock({ $0 }) else { return }
-        delivery.send(.reply(codec.message(reply)), to: sender.output)
-    }
-
-    /// Notes that the action of `token` went to `owner`'s inbox.
-    func posted(_ token: UInt64, to owner: String) {
-        pending.withLock { $0.posted(token, to: owner) }
-    }
-
-    private func expireReplies() {
-        var owners: [String: String] = [:]
-        for replica in replicas.withLock({ Array($0.values) }) {
-            if let holder = replica.knownHolder { owners[replica.addressText] = holder }
-        }
-        let late = pending.withLock { $0.expire(now: .now, owners: owners) }
-        guard !late.isEmpty, let delivery = delivery.withLock({ $0 }) else { return }
-        for sender in late {
-            metrics.replyTimeouts.increment()
-            let error = ProtocolError(.overloaded, "no reply from the owner of \(sender.address) in time (it may be failing over); retry with the same action id")
-            delivery.send(.reply(codec.error(error, ref: sender.ref)), to: sender.output)
-        }
-    }
-
-    // MARK: Metrics
-
-    /// The cluster's families for `GET /metrics`.
-    public func render(into out: inout Exposition) {
-        let owned = replicas.withLock { Array($0.values) }.filter(\.isOwned).count
-        out.gauge("reactorhub_cluster_owned_instances", help: "Instances whose lease this node holds.", Double(owned))
-        out.counter("reactorhub_cluster_forwarded_actions_total", help: "Actions forwarded to the owner on another node.", metrics.forwarded)
-        out.counter("reactorhub_cluster_ownerships_total", help: "Instances this node took ownership of.", metrics.ownerships)
-        out.counter("reactorhub_cluster_reply_timeouts_total", help: "Senders answered overloaded for want of the owner's reply.", metrics.replyTimeouts)
-        out.gauge("reactorhub_cluster_redis_up", help: "1 while the links to Redis are up.", unavailableReason == nil ? 1 : 0)
     }
 }

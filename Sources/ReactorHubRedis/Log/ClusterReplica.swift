@@ -16,14 +16,18 @@ protocol ClusterReplica: HubInstance {
     func received(_ entry: LogEntry)
     /// A presence notice of another node (or this one) from the instance's channel.
     func presenceNotice(_ notice: PresenceStore.Notice)
-    /// The pub/sub link came back: what was published meanwhile is read from the stream.
-    func linkRecovered()
+    /// The pub/sub link came back: what was published meanwhile is read from the stream;
+    /// `done` runs once it has been (or the replica ended).
+    func linkRecovered(done: @escaping @Sendable () -> Void)
     /// Applies a forwarded action when this node owns the instance; false otherwise.
     func accept(_ action: ForwardedAction) -> Bool
     /// The node this replica believed the owner refused an action: look it up again.
     func forgetHolder()
     /// The owner released the lease (a hand-over): forget it and try to take the lease now.
     func leaseReleased()
+    /// The links moved to another Redis master: an owner checks at once that its epoch may
+    /// go on there.
+    func masterMoved()
     /// The heartbeat could not renew `lease`: stop owning.
     func leaseLost(_ lease: Lease)
     /// Commits what is queued, writes a snapshot, releases the lease (SIGTERM, eviction).

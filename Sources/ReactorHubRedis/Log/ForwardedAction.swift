@@ -4,8 +4,9 @@ import ReactorHubJSON
 import Reactor
 
 /// An action on its way to the owner of its instance (through the owner's inbox, or
-/// straight to its runtime when the owner is this node), and the inbox's other message:
-/// a reply bounced back to the origin by a node that does not own the instance (any more).
+/// straight to its runtime when the owner is this node), and the inbox's other messages:
+/// a reply bounced back to the origin by a node that does not own the instance (any more),
+/// and the owner's word that replies are on their way (their commits wait for `WAIT`).
 enum InboxMessage: Sendable {
     /// Actions for one instance, in the order they arrived at the origin.
     case actions([ForwardedAction])
@@ -13,6 +14,9 @@ enum InboxMessage: Sendable {
     /// names the instance when a node that does not own it refused the action, so that the
     /// origin looks its owner up again.
     case reply(to: ReplyAddress, reply: [UInt8], bounced: String?)
+    /// The origin's senders under `tokens` are to keep waiting: their actions' commits are
+    /// written and wait for `cluster.minReplicas` replicas.
+    case hold(tokens: [UInt64])
 
     var bytes: [UInt8] {
         var object = JSONObject()
@@ -34,6 +38,9 @@ enum InboxMessage: Sendable {
             object["to"] = .string(String(decoding: to.bytes, as: UTF8.self))
             object["reply"] = .string(String(decoding: reply, as: UTF8.self))
             if let bounced { object["bounced"] = .string(bounced) }
+        case .hold(let tokens):
+            object["kind"] = "hold"
+            object["tokens"] = .array(tokens.map { .string(String($0)) })
         }
         var writer = JSONWriter()
         writer.writeValue(.object(object))
@@ -66,6 +73,13 @@ enum InboxMessage: Sendable {
                 actions.append(ForwardedAction(action: action, id: id, ref: ref, replyTo: to, sender: sender, membership: membership))
             }
             self = .actions(actions)
+            return
+        }
+        if kind == "hold" {
+            guard case .array(let items)? = object["tokens"] else { return nil }
+            self = .hold(tokens: items.compactMap { item in
+                if case .string(let text) = item { UInt64(text) } else { nil }
+            })
             return
         }
         guard case .string(let toText)? = object["to"], let to = ReplyAddress(bytes: Array(toText.utf8)) else { return nil }

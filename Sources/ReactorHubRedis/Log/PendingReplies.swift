@@ -33,6 +33,21 @@ struct PendingReplies {
         entries.removeValue(forKey: token)
     }
 
+    /// Gives the sender of `token` until `deadline` (not earlier than it had): the owner
+    /// said its reply is on its way.
+    mutating func extend(_ token: UInt64, until deadline: ContinuousClock.Instant) {
+        guard let entry = entries[token], entry.deadline < deadline else { return }
+        entries[token] = Entry(output: entry.output, ref: entry.ref, address: entry.address, deadline: deadline, owner: entry.owner)
+    }
+
+    /// Gives every sender whose action went to another node's inbox until `deadline` at the
+    /// most (the master moved: those inbox entries may have been lost with it).
+    mutating func shortenForwarded(to deadline: ContinuousClock.Instant) {
+        for (token, entry) in entries where entry.owner != nil && entry.deadline > deadline {
+            entries[token] = Entry(output: entry.output, ref: entry.ref, address: entry.address, deadline: deadline, owner: entry.owner)
+        }
+    }
+
     /// Notes that the action of `token` was posted to `owner`'s inbox.
     mutating func posted(_ token: UInt64, to owner: String) {
         entries[token]?.owner = owner

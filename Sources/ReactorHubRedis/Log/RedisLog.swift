@@ -5,12 +5,16 @@ import ReactorHubProtocol
 import Synchronization
 
 /// A clustered instance's log as its owner writes it (the Redis side of the log seam):
-/// each run of patches becomes one fenced commit (the Lua script checks the lease and
-/// the expected version), each reply and pulse an entry at its place. Subscribers on every
-/// node, the owner's included, get the entries from the instance's channel once
-/// committed (`ReplicaInstance+Log`), never from here.
+/// each run of patches becomes one fenced commit (the Lua script checks the lease, the
+/// expected version and the history line), each reply and pulse an entry at its place.
+/// Subscribers on every node, the owner's included, get the entries from the instance's
+/// channel once committed (`ReplicaInstance+Log`), never from here.
 ///
-/// One task commits, in order; a commit the lease no longer allows retires the log (this
+/// With `cluster.minReplicas` the entries are written unpublished, and published (with the
+/// acks they carry) only once `WAIT` confirmed they reached that many replicas
+/// (`RedisLog+Confirmation`): until then their senders get nothing.
+///
+/// One task commits, in order; a write the lease no longer allows retires the log (this
 /// node stops owning), and the senders of what will never be committed are answered
 /// `overloaded` (a resend with the same id is safe).
 final class RedisLog: InstanceLog {
@@ -27,6 +31,17 @@ final class RedisLog: InstanceLog {
         case reply(PendingReply)
         case barrier(@Sendable () -> Void)
         case handOver(@Sendable () -> Void)
+        /// The master moved: check that the epoch may go on there (or start a new one).
+        case verify
+    }
+
+    /// Why the log stopped writing.
+    enum Ending: Sendable {
+        /// Another node holds the lease, or the instance moved on: stop owning.
+        case lost
+        /// Redis failed over since the epoch began: a new epoch must start from what the new
+        /// master holds.
+        case failedOver
     }
 
     let address: String
@@ -36,14 +51,16 @@ final class RedisLog: InstanceLog {
     let logger: Logger
     let codec: any MessageCodec
     let retired = Atomic<Bool>(false)
-    private let operations: AsyncStream<Operation>.Continuation
-    private let onLost: @Sendable () -> Void
+    let operations = BatchLane<Operation>()
+    private let onEnd: @Sendable (Ending) -> Void
 
     /// Starts the commit task from `version` (what Redis holds), with its last snapshot at
-    /// `snapshotVersion`. `onLost` runs once when a write finds the lease gone.
+    /// `snapshotVersion`; `unconfirmed`: a former owner left entries `WAIT` did not confirm,
+    /// confirmed first. `onEnd` runs once when a write finds the lease gone or the history
+    /// line changed.
     init(
-        address: String, lease: Lease, epoch: String, version: Int, snapshotVersion: Int, node: ClusterNode, logger: Logger,
-        codec: any MessageCodec, onLost: @escaping @Sendable () -> Void
+        address: String, lease: Lease, epoch: String, version: Int, snapshotVersion: Int, unconfirmed: Bool,
+        node: ClusterNode, logger: Logger, codec: any MessageCodec, onEnd: @escaping @Sendable (Ending) -> Void
     ) {
         self.address = address
         self.lease = lease
@@ -51,11 +68,11 @@ final class RedisLog: InstanceLog {
         self.node = node
         self.logger = logger
         self.codec = codec
-        self.onLost = onLost
-        let (stream, operations) = AsyncStream.makeStream(of: Operation.self)
-        self.operations = operations
-        Task { [self] in
-            await commitLoop(stream, committed: version, snapshotVersion: snapshotVersion)
+        self.onEnd = onEnd
+        var progress = CommitProgress(committed: version, snapshotAt: snapshotVersion)
+        progress.inheritedUnconfirmed = unconfirmed
+        Task { [self, progress] in
+            await commitLoop(progress)
         }
     }
 
@@ -115,11 +132,17 @@ final class RedisLog: InstanceLog {
         retired.store(true, ordering: .relaxed)
     }
 
-    /// Returns once everything appended so far is committed (or bounced).
+    /// Returns once everything appended so far is committed and confirmed (or bounced).
     func settle() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             operations.yield(.barrier { continuation.resume() })
         }
+    }
+
+    /// The master moved: a fenced no-op tells at once whether the epoch may go on there, so
+    /// that a new epoch starts now rather than at the next action.
+    func verify() {
+        operations.yield(.verify)
     }
 
     /// Commits what is queued, writes a snapshot and releases the lease (SIGTERM, eviction).
@@ -130,124 +153,30 @@ final class RedisLog: InstanceLog {
         operations.finish()
     }
 
-    // MARK: Commit task
-
-    private func commitLoop(_ stream: AsyncStream<Operation>, committed start: Int, snapshotVersion: Int) async {
-        var committed = start
-        var snapshotAt = snapshotVersion
-        var committedState: JSONValue?
-        let every = max(1, node.options.historySize / 4)
-        for await operation in stream {
-            switch operation {
-            case .barrier(let done):
-                done()
-                continue
-            case .handOver(let done):
-                if !retired.load(ordering: .relaxed) {
-                    if let committedState, committed > snapshotAt {
-                        _ = await write(snapshot: committedState, at: committed)
-                    }
-                    retire()
-                    await node.release(lease)
-                }
-                done()
-                continue
-            case .commit, .reply:
-                break
-            }
-            guard !retired.load(ordering: .relaxed) else {
-                bounce(operation)
-                continue
-            }
-            switch operation {
-            case .commit(let entries, let state):
-                guard let last = entries.last?.version else { continue }
-                let expected = committed
-                guard await perform({ [node, lease, epoch] () async throws(RedisError) -> CommitOutcome in
-                    try await node.store.commit(lease, epoch: epoch, expected: expected, entries: entries)
-                }, done: last) else {
-                    bounce(operation)
-                    continue
-                }
-                committed = last
-                committedState = state
-                if committed - snapshotAt >= every, await write(snapshot: state, at: committed) {
-                    snapshotAt = committed
-                }
-            case .reply(let reply):
-                if await !perform({ [node, lease, epoch] () async throws(RedisError) -> CommitOutcome in
-                    try await node.store.reply(lease, epoch: epoch, reply: reply.bytes, actionID: reply.actionID, replyTo: reply.to, logged: true)
-                }, done: nil) {
-                    bounce(operation)
-                }
-            case .barrier, .handOver:
-                break
-            }
-        }
-    }
-
-    /// Runs a fenced write until Redis answers; a link failure is retried (a commit that
-    /// did run answers `versionConflict` at its own last version: done). False when the
-    /// lease is lost: this node stops owning the instance.
-    private func perform(_ write: @Sendable () async throws(RedisError) -> CommitOutcome, done last: Int?) async -> Bool {
-        var delay = Duration.milliseconds(20)
-        while !retired.load(ordering: .relaxed) {
-            do {
-                switch try await write() {
-                case .committed:
-                    return true
-                case .versionConflict(let current) where current == last:
-                    return true
-                case let outcome:
-                    logger.warning("commit refused: this node no longer owns the instance", metadata: ["outcome": "\(outcome)"])
-                    lost()
-                    return false
-                }
-            } catch {
-                if error.code == .reply {
-                    logger.error("commit failed", metadata: ["error": error.message])
-                    lost()
-                    return false
-                }
-                try? await Task.sleep(for: delay)
-                delay = min(delay * 2, .milliseconds(500))
-            }
-        }
-        return false
+    /// Stops writing for `ending`, once; the owner is told.
+    func end(_ ending: Ending) {
+        guard !retired.exchange(true, ordering: .relaxed) else { return }
+        onEnd(ending)
     }
 
     /// The replies of an operation that will never be committed (this node lost the
     /// instance): each sender gets `overloaded` now, and may resend with the same id.
-    private func bounce(_ operation: Operation) {
-        var replies: [(bytes: [UInt8], to: [UInt8])] = []
+    func bounce(_ operation: Operation) {
         switch operation {
         case .commit(let entries, _):
-            replies = entries.compactMap { entry in entry.reply.flatMap { reply in entry.replyTo.map { (reply, $0) } } }
+            refuse(entries.compactMap { entry in entry.reply.flatMap { reply in entry.replyTo.map { (reply, $0) } } })
         case .reply(let reply):
-            if let to = reply.to { replies = [(reply.bytes, to)] }
-        case .barrier, .handOver:
+            if let to = reply.to { refuse([(reply.bytes, to)]) }
+        case .barrier, .handOver, .verify:
             break
         }
+    }
+
+    /// Answers each reply's sender `overloaded` (with the reply's ref) instead.
+    func refuse(_ replies: [(bytes: [UInt8], to: [UInt8])]) {
         for (bytes, to) in replies {
             guard to != ReplyAddress.everyone, let address = ReplyAddress(bytes: to) else { continue }
             node.answer(address, OwnerRefusal.message(ref: Ref(of: bytes), codec: codec).withBytes { Array($0) })
         }
-    }
-
-    private func write(snapshot state: JSONValue, at version: Int) async -> Bool {
-        var writer = JSONWriter()
-        writer.writeValue(state)
-        let snapshot = InstanceSnapshot(epoch: epoch, version: version, state: writer.bytes)
-        do {
-            if case .committed = try await node.store.writeSnapshot(lease, snapshot) { return true }
-        } catch {
-            logger.debug("snapshot not written", metadata: ["error": error.message])
-        }
-        return false
-    }
-
-    private func lost() {
-        guard !retired.exchange(true, ordering: .relaxed) else { return }
-        onLost()
     }
 }

@@ -2,10 +2,13 @@ import ReactorHubEngine
 import ReactorHubJSON
 import ReactorHubProtocol
 
-/// What a replica read from Redis: where its view starts, and the log position after it.
+/// What a replica read from Redis: where its view starts, the log position after it, and
+/// the replies its log holds for this node's senders (delivered after a reload, which
+/// applies their entries without going through them one by one).
 struct FetchedReplica: Sendable {
     var start: InstanceView.Start
     var position: LogPosition
+    var replies: [(token: UInt64, reply: [UInt8])] = []
 }
 
 /// The follower side: reading the Redis log into the view, live entries in order, gaps
@@ -22,8 +25,12 @@ extension ReplicaInstance {
         var version = snapshot.version
         var history: [PatchFrame] = []
         var position = LogPosition(version: snapshot.version, sequence: 0)
+        var replies: [(token: UInt64, reply: [UInt8])] = []
         for entry in log where entry.epoch == stored.epoch {
             position = max(position, entry.position)
+            if let reply = entry.reply, let to = entry.replyTo.flatMap(ReplyAddress.init(bytes:)), to.node == node.id {
+                replies.append((to.token, reply))
+            }
             guard let frame = frame(of: entry) else { continue }
             if let last = history.last, last.version != frame.base { history = [] }
             history.append(frame)
@@ -36,7 +43,9 @@ extension ReplicaInstance {
             }
         }
         if history.last?.version != version { history = [] }
-        return FetchedReplica(start: .init(epoch: stored.epoch, version: version, state: state, history: history), position: position)
+        return FetchedReplica(
+            start: .init(epoch: stored.epoch, version: version, state: state, history: history), position: position, replies: replies
+        )
     }
 
     /// The patch frame of a patch entry, as every node writes it from the operations.
@@ -45,11 +54,15 @@ extension ReplicaInstance {
         return context.codec.patch(addressText, version: entry.version, base: entry.effectiveBase, operations: patch)
     }
 
-    /// Starts the view afresh from what was read.
+    /// Starts the view afresh from what was read; then the senders here whose replies its
+    /// log holds get them (at most once each: a sender answered already is gone).
     func install(_ fetched: FetchedReplica) {
         view.install(fetched.start)
         position.withLock { $0 = fetched.position }
         needsRepair.store(false, ordering: .relaxed)
+        for (token, reply) in fetched.replies {
+            node.deliverReply(token, reply)
+        }
     }
 
     func applyLoop() async {
@@ -63,7 +76,9 @@ extension ReplicaInstance {
                 await apply(entries)
                 entries = []
                 switch event {
-                case .repair: await repair()
+                case .repair(let done):
+                    await repair()
+                    done?()
                 case .reload: await reload()
                 case .entry: break
                 }
@@ -109,8 +124,9 @@ extension ReplicaInstance {
     /// Hands the entries that continue the view to it, in log order, as records; skips
     /// those already held.
     func deliverRun(_ entries: ArraySlice<LogEntry>) -> RunEnd {
-        guard !view.isStale else { return .stale }
         let (epoch, held) = view.position
+        // A stale view waits for a new epoch: one that shows up is read at once.
+        guard !view.isStale else { return entries.contains { $0.epoch != epoch } ? .otherEpoch : .stale }
         let start = position.withLock { $0 }
         var version = held
         var records: [LogRecord] = []
@@ -187,10 +203,23 @@ extension ReplicaInstance {
         }
     }
 
-    /// Reads the instance afresh; every subscriber gets a snapshot when it changed.
+    /// Reads the instance afresh; every subscriber gets a snapshot when it changed. When
+    /// Redis holds less of the epoch than this node delivered (a failover lost its last
+    /// writes), the view waits for the new epoch its owner starts instead: going back
+    /// within one epoch would let two histories share it.
     func reload() async {
         do {
             guard let fetched = try await fetch() else { return markStale() }
+            let (epoch, version) = view.position
+            if fetched.start.epoch == epoch, fetched.start.version < version {
+                if !view.isStale {
+                    view.markStale()
+                    logger.warning("Redis holds less of this epoch than was delivered; waiting for a new epoch", metadata: [
+                        "epoch": epoch, "delivered": String(version), "held": String(fetched.start.version),
+                    ])
+                }
+                return
+            }
             install(fetched)
             logger.debug("replica reloaded", metadata: ["epoch": fetched.start.epoch, "version": String(fetched.start.version)])
         } catch {

@@ -6,26 +6,32 @@ import Reactor
 /// Taking the instance over (the lease was free) and sending actions to whoever owns it.
 extension ReplicaInstance {
     /// Becomes the owner under `lease`: continues from the last committed version with the
-    /// same epoch, or starts a new epoch (from the state this node holds) when Redis lost
-    /// the instance's data; loads the action ids the former owner remembered.
+    /// same epoch; or starts a new epoch when Redis lost the instance's data (from the state
+    /// this node holds) or failed over since the epoch began (from the state the new master
+    /// holds: the epoch's last writes may be missing there, and what clients saw of them must
+    /// not be continued differently under the same epoch). Loads the action ids the former
+    /// owner remembered.
     func takeOwnership(_ lease: Lease) async {
         do {
             var stored = try await node.store.load(addressText)
             let lostData = stored == nil || stored?.isComplete == false
-            if lostData {
-                let (state, version) = view.contents.withLock { ($0.state, $0.version) }
+            let failedOver = stored?.isFromAnotherLine == true
+            if lostData || failedOver {
+                var (state, version) = view.contents.withLock { ($0.state, $0.version) }
+                if !lostData, let stored {
+                    (state, version) = (try Self.state(of: stored), stored.version)
+                }
                 let epoch = Epoch.make()
                 let outcome = try await node.store.startEpoch(lease, epoch: epoch, version: version, state: Self.text(state))
                 guard case .committed = outcome else { throw RedisError(.unexpectedReply, "start epoch: \(outcome)") }
-                logger.info("Redis had lost the instance: a new epoch", metadata: ["epoch": epoch, "version": String(version)])
+                logger.info(
+                    lostData ? "Redis had lost the instance: a new epoch" : "Redis failed over: a new epoch from what the new master holds",
+                    metadata: ["epoch": epoch, "version": String(version), "former": stored?.epoch ?? "-"]
+                )
                 stored = try await node.store.load(addressText)
             }
-            guard let stored, let snapshot = stored.snapshot else { throw RedisError(.unexpectedReply, "nothing to take over") }
-            var committed = try JSONParser().parse(snapshot.state)
-            for entry in stored.tail {
-                guard let patch = entry.patch else { continue }
-                committed = try JSONPatch.apply(JSONParser().parse(patch), to: committed)
-            }
+            guard let stored, stored.snapshot != nil else { throw RedisError(.unexpectedReply, "nothing to take over") }
+            let committed = try Self.state(of: stored)
             var state = try JSONValueDecoder().decode(R.State.self, from: committed)
             if let adjust { state = adjust(state) }
             let remembered = try await node.store.rememberedIDs(in: addressText)
@@ -34,11 +40,20 @@ extension ReplicaInstance {
                 return
             }
             let log = RedisLog(
-                address: addressText, lease: lease, epoch: stored.epoch, version: stored.version, snapshotVersion: snapshot.version,
+                address: addressText, lease: lease, epoch: stored.epoch, version: stored.version,
+                snapshotVersion: stored.snapshot?.version ?? stored.version, unconfirmed: stored.hasUnconfirmed,
                 node: node, logger: logger, codec: context.codec
-            ) { [weak self, node] in
+            ) { [weak self, node] ending in
                 self?.leaseLost(lease)
                 node.heartbeat.drop(lease)
+                if case .failedOver = ending, let self {
+                    // Taken again at once: the new owner (this node, most likely) starts the
+                    // new epoch from what the new master holds, under a fresh generation.
+                    Task {
+                        await node.release(lease)
+                        await self.sweep()
+                    }
+                }
             }
             let owner = InstanceOwner(
                 address: view.address, reactor: make(), restored: state, committed: committed, version: stored.version,
@@ -54,11 +69,22 @@ extension ReplicaInstance {
                 "owning the instance",
                 metadata: ["epoch": stored.epoch, "version": String(stored.version), "generation": String(lease.generation)]
             )
-            if lostData { events.yield(.reload) }
+            if lostData || failedOver { events.yield(.reload) }
         } catch {
             logger.warning("could not take the instance over; lease released", metadata: ["error": "\(error)"])
             await node.release(lease)
         }
+    }
+
+    /// The state at `stored.version`: the snapshot with every patch of the log after it.
+    static func state(of stored: InstanceRecord) throws -> JSONValue {
+        guard let snapshot = stored.snapshot else { throw RedisError(.unexpectedReply, "no snapshot to start from") }
+        var state = try JSONParser().parse(snapshot.state)
+        for entry in stored.tail {
+            guard let patch = entry.patch else { continue }
+            state = try JSONPatch.apply(JSONParser().parse(patch), to: state)
+        }
+        return state
     }
 
     /// Sends each action, in arrival order, to the owner: its runtime here, or its inbox.

@@ -18,7 +18,8 @@ import Synchronization
 final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendable where R.Action: Decodable, R.State: Codable {
     enum Event: Sendable {
         case entry(LogEntry)
-        case repair
+        /// Read what was missed from the stream; then run the callback, if any.
+        case repair((@Sendable () -> Void)?)
         case reload
     }
 
@@ -231,8 +232,8 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
         events.yield(.entry(entry))
     }
 
-    func linkRecovered() {
-        events.yield(.repair)
+    func linkRecovered(done: @escaping @Sendable () -> Void) {
+        if !events.yield(.repair(done)) { done() }
         // Notices published while the link was down are lost: read the entries again.
         Task { [self] in await reconcilePresence() }
     }
@@ -256,6 +257,10 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
             context.metrics.action(view.address.kind, "refused")
             owner.log.appendReply(LoggedReply(message: context.codec.error(ProtocolError(error, kind: view.address.kind), ref: action.ref), to: sender.target))
         }
+    }
+
+    func masterMoved() {
+        if case .owner(_, let log) = role.withLock({ $0 }) { log.verify() }
     }
 
     func forgetHolder() {
@@ -298,7 +303,7 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
         guard started.load(ordering: .relaxed) else { return }
         // Other nodes' entries leave when their node stops renewing them (its lease).
         if remotePresence.withLock({ !$0.sessions.isEmpty }) { await reconcilePresence() }
-        if view.isStale { events.yield(.reload) } else if needsRepair.load(ordering: .relaxed) { events.yield(.repair) }
+        if view.isStale { events.yield(.reload) } else if needsRepair.load(ordering: .relaxed) { events.yield(.repair(nil)) }
         guard !ended.load(ordering: .relaxed), !isOwned, !taking.exchange(true, ordering: .relaxed) else { return }
         defer { taking.store(false, ordering: .relaxed) }
         do {

@@ -15,6 +15,8 @@
 /// PREFIX:node:NODE                 string, PX lease                   (the node is alive)
 /// PREFIX:node:NODE:inbox           stream of actions forwarded to NODE
 /// PREFIX:nodes                     sorted set NODE -> lease deadline (Redis time, ms)
+/// PREFIX:probe:NODE                pub/sub channel of NODE's delivery probe
+/// PREFIX:wait                      pub/sub channel nobody hears (the write before a WAIT)
 /// ```
 public struct ClusterKeys: Sendable, Hashable {
     /// The first part of every key.
@@ -38,6 +40,17 @@ public struct ClusterKeys: Sendable, Hashable {
     /// The stream of actions forwarded to `node`.
     public func inbox(_ node: String) -> String {
         "\(prefix):node:\(node):inbox"
+    }
+
+    /// The channel `node`'s delivery probe publishes on and listens to.
+    public func probe(_ node: String) -> String {
+        "\(prefix):probe:\(node)"
+    }
+
+    /// A channel nobody listens to: a PUBLISH there is the write that lets `WAIT` vouch for
+    /// a connection's earlier writes.
+    public var wait: String {
+        "\(prefix):wait"
     }
 
     /// The sorted set of nodes by lease deadline.

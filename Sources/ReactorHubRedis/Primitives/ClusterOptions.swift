@@ -16,6 +16,9 @@ public struct ClusterOptions: Sendable, Hashable {
     public var dedupeEntries = 10_000
     /// Each node's inbox stream keeps about this many entries (XADD MAXLEN ~).
     public var inboxLength = 10_000
+    /// Replicas `WAIT` must confirm a commit reached before its entries (and the acks they
+    /// carry) are published (`cluster.minReplicas`); 0: published as they are written.
+    public var minReplicas = 0
 
     /// Options for node `nodeID` with the documented defaults.
     public init(nodeID: String) {

@@ -45,11 +45,15 @@ public enum CommitOutcome: Sendable, Hashable {
     case epochMismatch(current: String)
     /// `…:meta` is gone: Redis lost the instance's data. Start a new epoch.
     case instanceMissing
+    /// The epoch was started in another history line than the server's (`line`): Redis
+    /// failed over or restarted since, and may lack the epoch's last writes. Start a new
+    /// epoch from what it holds; never continue this one.
+    case failedOver(line: String)
 
     /// Parses the `{status, detail}` pair the fenced scripts return.
     init(reply: RedisValue, _ what: String) throws(RedisError) {
         let parts = try reply.expectArray(what)
-        guard parts.count == 2 else { throw RedisError(.unexpectedReply, "\(what): \(reply)") }
+        guard parts.count >= 2 else { throw RedisError(.unexpectedReply, "\(what): \(reply)") }
         let detail = try parts[1].expectText(what)
         switch try parts[0].expectText(what) {
         case "ok": self = .committed(version: try parts[1].expectInteger(what))
@@ -57,6 +61,7 @@ public enum CommitOutcome: Sendable, Hashable {
         case "version": self = .versionConflict(current: try parts[1].expectInteger(what))
         case "epoch": self = .epochMismatch(current: detail)
         case "missing": self = .instanceMissing
+        case "line": self = .failedOver(line: detail)
         default: throw RedisError(.unexpectedReply, "\(what): \(reply)")
         }
     }

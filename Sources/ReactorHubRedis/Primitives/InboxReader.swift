@@ -20,10 +20,13 @@ public final class InboxReader: Sendable {
     private let handler: @Sendable ([InboxEntry]) async -> Void
     private let reading = Locked(false)
 
-    /// A reader with its own connection to `configuration` (its command timeout raised
-    /// above `block`), delivering batches to `handler` one at a time.
+    /// A reader with its own connection to the master `directory` names (by default the
+    /// server in `configuration`; its command timeout raised above `block`), delivering
+    /// batches to `handler` one at a time. After a move to another master it goes on from
+    /// the last entry it read: what the new master lacks was lost with the old one.
     public init(
         configuration: RedisConfiguration,
+        directory: MasterDirectory? = nil,
         options: ClusterOptions,
         logger: Logger,
         block: Duration = .seconds(1),
@@ -32,7 +35,8 @@ public final class InboxReader: Sendable {
         var configuration = configuration
         configuration.commandTimeout = max(configuration.commandTimeout, block + .seconds(2))
         configuration.name = "\(configuration.name)-inbox"
-        self.client = RedisClient(configuration: configuration, logger: logger)
+        configuration.clientName = configuration.clientName.map { "\($0)-inbox" }
+        self.client = RedisClient(configuration: configuration, directory: directory, logger: logger)
         self.options = options
         self.logger = logger
         self.block = block
@@ -48,6 +52,12 @@ public final class InboxReader: Sendable {
     /// from now on is read (the node may take leases).
     public var isReading: Bool {
         client.isConnected && reading.withLock { $0 }
+    }
+
+    /// Drops the reader's connection and makes a new one (the delivery probe found pub/sub
+    /// silent); reading goes on from the last entry read.
+    public func reconnect() {
+        client.reconnect()
     }
 
     /// Reads until the task is cancelled, then closes the connection.

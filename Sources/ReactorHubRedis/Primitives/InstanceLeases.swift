@@ -34,7 +34,7 @@ public struct InstanceLeases: Sendable {
         }
         if try reply[0].expectInteger("lease acquire") == 1 {
             logger.debug("lease acquired", metadata: ["reactor": address, "generation": String(holder.generation)])
-            return .acquired(Lease(address: address, node: holder.node, generation: holder.generation))
+            return .acquired(Lease(address: address, node: holder.node, generation: holder.generation, line: holder.line))
         }
         return .held(by: holder)
     }

@@ -25,8 +25,27 @@ public struct InstanceRecord: Sendable, Hashable {
     public var version: Int
     /// The latest snapshot of this epoch; nil when there is none.
     public var snapshot: InstanceSnapshot?
-    /// The log entries after the snapshot, in order (patches and replies).
+    /// The log entries after the snapshot, in order (patches and replies), confirmed or not.
     public var tail: [LogEntry]
+    /// The history line the epoch was started in; nil for an epoch older than lines.
+    public var line: String?
+    /// The history line of the server that answered.
+    public var serverLine: String
+    /// The last entry subscribers may see; nil for a log older than confirmations (all).
+    public var confirmed: LogPosition?
+
+    /// Whether Redis failed over (or restarted) since the epoch began: it may lack the
+    /// epoch's last writes, so the epoch must not go on (a new one starts from what it holds).
+    public var isFromAnotherLine: Bool {
+        line != serverLine
+    }
+
+    /// Whether entries were written that subscribers may not see yet (their `WAIT` did not
+    /// confirm them): a new owner confirms them first.
+    public var hasUnconfirmed: Bool {
+        guard let confirmed else { return false }
+        return tail.last.map { $0.position > confirmed } ?? false
+    }
 
     /// Whether the snapshot and the tail's patches reach `version` without a gap, so that
     /// the state at `version` can be rebuilt. When false, start a new epoch.

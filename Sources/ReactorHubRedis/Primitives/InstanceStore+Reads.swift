@@ -11,7 +11,7 @@ extension InstanceStore {
         )
         if reply.isNull { return nil }
         let parts = try reply.expectArray("load")
-        guard parts.count == 6 else { throw RedisError(.unexpectedReply, "load: \(reply)") }
+        guard parts.count == 9 else { throw RedisError(.unexpectedReply, "load: \(reply)") }
         let epoch = try parts[0].expectText("load epoch")
         var snapshot: InstanceSnapshot?
         if !parts[2].isNull {
@@ -25,7 +25,10 @@ extension InstanceStore {
             epoch: epoch,
             version: try parts[1].expectInteger("load version"),
             snapshot: snapshot,
-            tail: try parts[5].expectArray("load tail").map { (element) throws(RedisError) in try LogEntry(streamElement: element) }
+            tail: try parts[5].expectArray("load tail").map { (element) throws(RedisError) in try LogEntry(streamElement: element) },
+            line: parts[6].text,
+            serverLine: try parts[7].expectText("load line"),
+            confirmed: parts[8].text.flatMap(LogPosition.init(streamID:))
         )
     }
 

@@ -10,12 +10,17 @@ public import ReactorHubLogging
 /// served by `history(of:epoch:after:)`; takeovers and followers start from `load`.
 public struct InstanceStore: Sendable {
     let client: RedisClient
+    /// The client of the fenced writes and of `waitForReplicas`: `WAIT` confirms what its
+    /// own connection wrote, and blocks it meanwhile.
+    let writer: RedisClient
     let options: ClusterOptions
     let logger: Logger
 
-    /// The store of the instances under `options.keyPrefix`, through `client`.
-    public init(client: RedisClient, options: ClusterOptions, logger: Logger) {
+    /// The store of the instances under `options.keyPrefix`: reads through `client`,
+    /// fenced writes through `writer` (by default `client` too).
+    public init(client: RedisClient, writer: RedisClient? = nil, options: ClusterOptions, logger: Logger) {
         self.client = client
+        self.writer = writer ?? client
         self.options = options
         self.logger = logger
     }
@@ -31,19 +36,22 @@ public struct InstanceStore: Sendable {
     /// checks that `lease` still holds the instance, that it is in `epoch` at version
     /// `expected`; appends each entry to the log (ID `VERSION-0`), remembers its action
     /// id and reply, publishes it on the channel, sets the version to the last entry's,
-    /// and trims the log to the last `historySize` versions.
+    /// and trims the log to the last `historySize` versions. Unless `publish`, the entries
+    /// are neither published nor confirmed: `confirm` does both once `waitForReplicas`
+    /// confirmed them.
     public func commit(
         _ lease: Lease,
         epoch: String,
         expected: Int,
-        entries: [CommitEntry]
+        entries: [CommitEntry],
+        publish: Bool = true
     ) async throws(RedisError) -> CommitOutcome {
         guard !entries.isEmpty else { return .committed(version: expected) }
         let keys = options.keys.instance(lease.address)
         var arguments: [RedisArgument] = [
             RedisArgument(lease.token), RedisArgument(epoch), .int(expected), .int(options.historySize),
             RedisArgument(keys.channel), .milliseconds(options.dedupeWindow), .int(options.dedupeEntries),
-            .int(entries.count),
+            publish ? "1" : "0", .int(entries.count),
         ]
         for entry in entries {
             arguments += [
@@ -56,7 +64,7 @@ public struct InstanceStore: Sendable {
             ]
         }
         let outcome = try CommitOutcome(
-            reply: await client.run(InstanceScripts.commit, keys: Self.writeKeys(keys), arguments: arguments),
+            reply: await writer.run(InstanceScripts.commit, keys: Self.writeKeys(keys), arguments: arguments),
             "commit"
         )
         if case .committed = outcome {} else {
@@ -77,16 +85,56 @@ public struct InstanceStore: Sendable {
         replyTo: [UInt8]? = nil,
         logged: Bool = true
     ) async throws(RedisError) -> CommitOutcome {
+        try await record(lease, epoch: epoch, reply: reply, actionID: actionID, replyTo: replyTo, logged: logged, publish: true).outcome
+    }
+
+    /// `reply`, also saying where the logged entry landed; unless `publish`, it is neither
+    /// published nor confirmed until `confirm`.
+    public func record(
+        _ lease: Lease,
+        epoch: String,
+        reply: [UInt8],
+        actionID: String?,
+        replyTo: [UInt8]?,
+        logged: Bool,
+        publish: Bool
+    ) async throws(RedisError) -> (outcome: CommitOutcome, position: LogPosition?) {
         let keys = options.keys.instance(lease.address)
         let arguments: [RedisArgument] = [
             RedisArgument(lease.token), RedisArgument(epoch), RedisArgument(keys.channel),
             .milliseconds(options.dedupeWindow), .int(options.dedupeEntries),
-            RedisArgument(actionID ?? ""), .bytes(reply), .bytes(replyTo ?? []), logged ? "1" : "0",
+            RedisArgument(actionID ?? ""), .bytes(reply), .bytes(replyTo ?? []), logged ? "1" : "0", publish ? "1" : "0",
         ]
+        let value = try await writer.run(InstanceScripts.reply, keys: Self.writeKeys(keys), arguments: arguments)
+        let position = value.array.flatMap { $0.count == 3 ? $0[2].text : nil }.flatMap(LogPosition.init(streamID:))
+        return (try CommitOutcome(reply: value, "reply"), position)
+    }
+
+    /// Publishes, in order, every entry written after `confirmed` and confirms them: call
+    /// once `waitForReplicas` confirmed they reached `cluster.minReplicas` replicas.
+    public func confirm(_ lease: Lease, epoch: String) async throws(RedisError) -> CommitOutcome {
+        let keys = options.keys.instance(lease.address)
         return try CommitOutcome(
-            reply: await client.run(InstanceScripts.reply, keys: Self.writeKeys(keys), arguments: arguments),
-            "reply"
+            reply: await writer.run(
+                InstanceScripts.confirm,
+                keys: [RedisArgument(keys.lease), RedisArgument(keys.meta), RedisArgument(keys.log)],
+                arguments: [RedisArgument(lease.token), RedisArgument(epoch), RedisArgument(keys.channel)]
+            ),
+            "confirm"
         )
+    }
+
+    /// How many replicas have every write the writer's connection made so far, waiting up
+    /// to `timeout` for `count` of them (`WAIT`). A write on the connection comes first (a
+    /// PUBLISH nobody hears), so that a connection made after the writes it vouches for
+    /// (a reconnection) still counts them: `WAIT` counts from its connection's last write.
+    public func waitForReplicas(_ count: Int, timeout: Duration) async throws(RedisError) -> Int {
+        let replies = try await writer.pipeline([
+            ["PUBLISH", RedisArgument(options.keys.wait), ""],
+            ["WAIT", .int(count), .milliseconds(timeout)],
+        ])
+        guard replies.count == 2 else { throw RedisError(.unexpectedReply, "wait: \(replies)") }
+        return try replies[1].throwingError().expectInteger("wait")
     }
 
     /// Starts the instance's history afresh under `lease`: a new instance, or a new epoch
@@ -101,7 +149,7 @@ public struct InstanceStore: Sendable {
     ) async throws(RedisError) -> CommitOutcome {
         let keys = options.keys.instance(lease.address)
         let outcome = try CommitOutcome(
-            reply: await client.run(
+            reply: await writer.run(
                 InstanceScripts.startEpoch,
                 keys: [RedisArgument(keys.lease), RedisArgument(keys.meta), RedisArgument(keys.log), RedisArgument(keys.snapshot)],
                 arguments: [RedisArgument(lease.token), RedisArgument(epoch), .int(version), .bytes(state)]
@@ -118,7 +166,7 @@ public struct InstanceStore: Sendable {
     public func writeSnapshot(_ lease: Lease, _ snapshot: InstanceSnapshot) async throws(RedisError) -> CommitOutcome {
         let keys = options.keys.instance(lease.address)
         return try CommitOutcome(
-            reply: await client.run(
+            reply: await writer.run(
                 InstanceScripts.snapshot,
                 keys: [RedisArgument(keys.lease), RedisArgument(keys.meta), RedisArgument(keys.snapshot)],
                 arguments: [

@@ -8,17 +8,20 @@ public struct Lease: Sendable, Hashable {
     public let node: String
     /// The fencing generation (`…:gen` after this acquisition's INCR).
     public let generation: Int
+    /// The history line of the master that handed the generation out (`LuaSnippets.line`).
+    public let line: String
 
     /// A lease as read from Redis.
-    public init(address: String, node: String, generation: Int) {
+    public init(address: String, node: String, generation: Int, line: String = "") {
         self.address = address
         self.node = node
         self.generation = generation
+        self.line = line
     }
 
-    /// The value stored in `…:lease`: `NODE:GEN`.
+    /// The value stored in `…:lease`: `NODE:GEN@LINE`.
     public var token: String {
-        "\(node):\(generation)"
+        line.isEmpty ? "\(node):\(generation)" : "\(node):\(generation)@\(line)"
     }
 }
 
@@ -28,16 +31,19 @@ public struct LeaseHolder: Sendable, Hashable {
     public let node: String
     /// Its fencing generation.
     public let generation: Int
+    /// The history line the generation was handed out in.
+    public let line: String
     /// How long the lease lasts without renewal, as Redis counts it.
     public let remaining: Duration?
 
-    /// Parses a `NODE:GEN` token; nil when it is not one.
+    /// Parses a `NODE:GEN@LINE` (or `NODE:GEN`) token; nil when it is not one.
     init?(token: String, remaining: Duration?) {
-        guard let colon = token.lastIndex(of: ":"), let generation = Int(token[token.index(after: colon)...]) else {
-            return nil
-        }
+        guard let colon = token.lastIndex(of: ":") else { return nil }
+        let fence = token[token.index(after: colon)...].split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let generation = fence.first.flatMap({ Int($0) }) else { return nil }
         self.node = String(token[..<colon])
         self.generation = generation
+        self.line = fence.count == 2 ? String(fence[1]) : ""
         self.remaining = remaining
     }
 }

@@ -34,6 +34,13 @@ extension RedisClient {
         }
     }
 
+    /// Drops the connection and makes a new one (the delivery probe found pub/sub silent):
+    /// commands queued meanwhile run on the new one.
+    public func reconnect() {
+        reconnectRequested.store(true, ordering: .relaxed)
+        wakeup.signal()
+    }
+
     func requestStop() {
         let started = queue.withLock { queue in
             queue.stopping = true

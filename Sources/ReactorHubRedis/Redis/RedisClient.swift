@@ -20,18 +20,24 @@ import Synchronization
 ///
 /// Long-running: `start()` then `shutdown()`, or `run()` under a task group.
 public final class RedisClient: Sendable {
-    /// Where Redis is and the timeouts.
+    /// The timeouts (and, without a directory, where Redis is).
     public let configuration: RedisConfiguration
+    /// Where the links connect: the master now.
+    public let directory: MasterDirectory
     let logger: Logger
     let queue = Locked(JobQueue())
     let wakeup = DispatchSemaphore(value: 0)
+    /// The delivery probe asked for a new connection.
+    let reconnectRequested = Atomic<Bool>(false)
     let link: LinkStateBroadcaster
 
-    /// A client for the server in `configuration`; nothing connects before `start()`.
-    public init(configuration: RedisConfiguration, logger: Logger) {
+    /// A client for the master `directory` names (by default, the server in
+    /// `configuration`, for good); nothing connects before `start()`.
+    public init(configuration: RedisConfiguration, directory: MasterDirectory? = nil, logger: Logger) {
         self.configuration = configuration
+        self.directory = directory ?? .fixed(configuration.endpoint)
         var logger = logger
-        logger[metadataKey: "redis"] = "\(configuration.host):\(configuration.port)"
+        logger[metadataKey: "redis"] = directory == nil ? configuration.endpoint.description : "master"
         self.logger = logger
         self.link = LinkStateBroadcaster()
     }

@@ -20,6 +20,9 @@ public struct RedisConfiguration: Sendable, Hashable {
     public var healthCheckInterval: Duration = .seconds(1)
     /// Names the thread and the log lines (`redis`, `redis-subscriber`, `redis-inbox`).
     public var name = "redis"
+    /// Set on each connection with CLIENT SETNAME (`reactorhub-NODE-redis`), so that an
+    /// operator's CLIENT LIST says whose link it is; nil: unnamed.
+    public var clientName: String?
 
     /// A server at `host:port` with the default timeouts.
     public init(host: String, port: Int) {
@@ -29,10 +32,12 @@ public struct RedisConfiguration: Sendable, Hashable {
 
     /// Parses `HOST:PORT` (the `cluster.redis` setting); nil when it is not of that form.
     public init?(address: String) {
-        guard let colon = address.lastIndex(of: ":"),
-              let port = Int(address[address.index(after: colon)...]), (1...65535).contains(port),
-              colon != address.startIndex
-        else { return nil }
-        self.init(host: String(address[..<colon]), port: port)
+        guard let endpoint = RedisEndpoint(address: address) else { return nil }
+        self.init(host: endpoint.host, port: endpoint.port)
+    }
+
+    /// The server of `host` and `port`.
+    public var endpoint: RedisEndpoint {
+        RedisEndpoint(host: host, port: port)
     }
 }

@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import ReactorHubLocking
 public import ReactorHubLogging
+import Synchronization
 
 /// A dedicated connection in SUBSCRIBE/PSUBSCRIBE mode, on its own thread, delivering
 /// each message to a handler in the order Redis sent them.
@@ -31,20 +32,31 @@ public final class RedisSubscriber: Sendable {
         case resubscribed
     }
 
-    /// Where Redis is and the timeouts.
+    /// The timeouts (and, without a directory, where Redis is).
     public let configuration: RedisConfiguration
+    /// Where the link connects: the master now.
+    public let directory: MasterDirectory
     let logger: Logger
     let handler: @Sendable (Event) -> Void
     let state = Locked(SubscriberState())
     let link = LinkStateBroadcaster()
+    /// The delivery probe asked for a new connection.
+    let reconnectRequested = Atomic<Bool>(false)
     let wakePipe: WakePipe
 
-    /// A subscriber for the server in `configuration`, whose events go to `handler` (on
-    /// the subscriber's thread). Nothing connects before `start()`.
-    public init(configuration: RedisConfiguration, logger: Logger, handler: @escaping @Sendable (Event) -> Void) {
+    /// A subscriber on the master `directory` names (by default, the server in
+    /// `configuration`, for good), whose events go to `handler` (on the subscriber's
+    /// thread). Nothing connects before `start()`.
+    public init(
+        configuration: RedisConfiguration,
+        directory: MasterDirectory? = nil,
+        logger: Logger,
+        handler: @escaping @Sendable (Event) -> Void
+    ) {
         self.configuration = configuration
+        self.directory = directory ?? .fixed(configuration.endpoint)
         var logger = logger
-        logger[metadataKey: "redis"] = "\(configuration.host):\(configuration.port)"
+        logger[metadataKey: "redis"] = directory == nil ? configuration.endpoint.description : "master"
         self.logger = logger
         self.handler = handler
         self.wakePipe = WakePipe()
@@ -71,6 +83,13 @@ public final class RedisSubscriber: Sendable {
     /// Subscribes to channel patterns (PSUBSCRIBE), as `subscribe` does for channels.
     public func subscribe(patterns: [String]) async throws(RedisError) {
         try await request(.pattern, patterns)
+    }
+
+    /// Drops the connection and subscribes again on a new one (the delivery probe found the
+    /// link silent): the handler gets `.linkDown`, then `.resubscribed`.
+    public func reconnect() {
+        reconnectRequested.store(true, ordering: .relaxed)
+        wakePipe.wake()
     }
 
     /// Stops delivering `channels`. A message already on its way may still arrive.

@@ -4,15 +4,16 @@ import Glibc
 import ReactorHubLogging
 
 /// The loop of a `RedisSubscriber`'s thread: poll the socket and the wake pipe, send
-/// subscription changes, deliver messages, PING an idle link, reconnect and resubscribe.
+/// subscription changes, deliver messages, PING an idle link, reconnect and resubscribe,
+/// and move to the new master as soon as the directory changes.
 ///
 /// `@unchecked Sendable`: created by `start()` and then used by the subscriber's thread
-/// alone.
+/// alone (the interrupter is itself thread-safe).
 final class SubscriberWorker: @unchecked Sendable {
     let subscriber: RedisSubscriber
     private var connection: RedisConnection?
-    private var backoff: ReconnectBackoff
-    private var nextAttempt = ContinuousClock.now
+    private let interrupter: LinkInterrupter
+    private var schedule: LinkSchedule
     private var lastRead = ContinuousClock.now
     private var pingSent: ContinuousClock.Instant?
     /// Names the reconnection's SUBSCRIBE must confirm before `.resubscribed` is delivered.
@@ -21,25 +22,40 @@ final class SubscriberWorker: @unchecked Sendable {
 
     init(subscriber: RedisSubscriber) {
         self.subscriber = subscriber
-        self.backoff = ReconnectBackoff(
-            initial: subscriber.configuration.reconnectDelay,
-            maximum: subscriber.configuration.maximumReconnectDelay
-        )
+        self.schedule = LinkSchedule(subscriber.configuration)
+        self.interrupter = LinkInterrupter { [wakePipe = subscriber.wakePipe] in wakePipe.wake() }
     }
 
     func loop() {
+        let ticket = subscriber.directory.register(interrupter)
+        defer { subscriber.directory.unregister(ticket) }
         while !subscriber.state.withLock({ $0.stopping }) {
+            followDirectory()
             if let connection {
                 serve(connection)
-            } else if ContinuousClock.now >= nextAttempt {
+            } else if schedule.isDue {
                 connect()
             } else {
-                wait(for: nil, until: nextAttempt)
+                wait(for: nil, until: schedule.nextAttempt)
             }
         }
+        close()
+        subscriber.finish()
+    }
+
+    /// Drops a connection made under an older naming of the master (or one the delivery
+    /// probe asked to rebuild), and tries a new one at once when the naming changed.
+    private func followDirectory() {
+        let rebuild = subscriber.reconnectRequested.exchange(false, ordering: .relaxed)
+        if let reason = schedule.follow(subscriber.directory.serial, rebuild: rebuild), connection != nil {
+            drop(reason)
+        }
+    }
+
+    private func close() {
+        interrupter.detach()
         connection?.close()
         connection = nil
-        subscriber.finish()
     }
 
     /// One round: wait for bytes, a wake-up or a PING deadline, and act on what came.
@@ -101,16 +117,18 @@ final class SubscriberWorker: @unchecked Sendable {
     }
 
     private func connect() {
-        let configuration = subscriber.configuration
+        let directory = subscriber.directory
+        guard let target = directory.target else {
+            schedule.attempting(directory.serial)
+            schedule.failed()
+            return
+        }
+        schedule.attempting(target.serial)
         do {
-            let connection = try RedisConnection(
-                host: configuration.host,
-                port: configuration.port,
-                connectTimeout: configuration.connectTimeout,
-                commandTimeout: configuration.commandTimeout
+            let connection = try RedisConnection.link(
+                to: target.endpoint, configuration: subscriber.configuration, expectsMaster: directory.expectsMaster,
+                interrupter: interrupter
             )
-            // A stopped server's kernel still accepts connections: up only once it answers.
-            _ = try connection.send(["PING"])
             let wanted = subscriber.state.withLock { state in
                 state.connected = true
                 state.outbox = []  // covered by `wanted`, sent below
@@ -121,26 +139,29 @@ final class SubscriberWorker: @unchecked Sendable {
             }
             try connection.flush()
             self.connection = connection
+            schedule.connected()
             unconfirmed = wanted
             gapToReport = !wanted.isEmpty
-            backoff.reset()
             lastRead = ContinuousClock.now
             pingSent = nil
             if subscriber.link.change(to: .up) {
-                subscriber.logger.info("redis subscriber link up", metadata: ["subscriptions": String(wanted.values.map(\.count).reduce(0, +))])
+                subscriber.logger.info("redis subscriber link up", metadata: [
+                    "address": "\(target.endpoint)", "subscriptions": String(wanted.values.map(\.count).reduce(0, +)),
+                ])
             }
         } catch {
+            // The connection (if made) is freed with this scope; its socket is not ours any more.
+            interrupter.detach()
             subscriber.state.withLock { $0.connected = false }
-            nextAttempt = ContinuousClock.now + backoff.next()
+            schedule.failed()
             subscriber.logger.debug("redis subscriber connection attempt failed", metadata: ["error": error.message])
         }
     }
 
     /// Forgets a failed connection, fails pending confirmations and tells the handler.
     private func drop(_ error: RedisError) {
-        connection?.close()
-        connection = nil
-        nextAttempt = ContinuousClock.now
+        close()
+        schedule.dropped()
         let waiters = subscriber.state.withLock { state in
             state.connected = false
             state.outbox = []
