@@ -12,7 +12,9 @@ checksums"): every figure of issue 39 against the same release build, one after 
    (headers included; TCP/IP not counted), per version that reached the subscriber.
 2. Fan-out CPU per update: reactorhub-bench fanout with 100 and 1,000 subscribers, each run
    with and without --deflate (subscribers offer the extension), small actions (frames under
-   1,024 bytes: sent plain) and 1.5 KB ones (compressed), at a fixed rate and at saturation.
+   1,024 bytes: sent plain) and 1.5 KB ones (--text-pad: a pad of words that changes with
+   every action, so each patch carries it and goes compressed), at a fixed rate and at
+   saturation.
    Server CPU seconds (from /proc) over updates applied.
 3. Resident memory per joined connection: reactorhub-bench idle, 10,000 connections on 100
    doc reactors, with and without --deflate (the join itself sent compressed).
@@ -91,13 +93,18 @@ def todo_actions(rng: random.Random, count: int) -> list[dict]:
     return actions
 
 
+# What a kind's state holds before the measured actions (not counted): the doc's two maps.
+SETUP = {"doc": [{"type": "set", "path": "/paragraphs", "value": {}}, {"type": "set", "path": "/cursors", "value": {}},
+                 {"type": "set", "path": "/title", "value": "Minutes"}]}
+
+
 def doc_actions(rng: random.Random, count: int) -> list[dict]:
     actions = []
     for index in range(count):
         choice = rng.random()
         if choice < 0.5:
             text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(20, 45)))
-            actions.append({"type": "set", "path": f"/paragraphs/{rng.randint(0, 40)}", "value": {"text": text, "author": rng.choice(["ann", "bob", "chloé"]), "edited": 1764790000 + index}})
+            actions.append({"type": "set", "path": f"/paragraphs/p{rng.randint(0, 40)}", "value": {"text": text, "author": rng.choice(["ann", "bob", "chloé"]), "edited": 1764790000 + index}})
         elif choice < 0.8:
             actions.append({"type": "set", "path": f"/cursors/{rng.choice(['ann', 'bob', 'chloé'])}", "value": {"paragraph": rng.randint(0, 40), "offset": rng.randint(0, 300)}})
         else:
@@ -159,13 +166,15 @@ def wire_workload(binary: str, work: pathlib.Path, kind: str, actions: list[dict
     server = Server(binary, work, {"reactors": {"counter": {"delayMs": 0}}}, name=f"wire-{kind}-{burst}")
     try:
         reactor = f"{kind}/w{burst}"
+        sender = Sender(server.port, reactor)
+        for index, action in enumerate(SETUP.get(kind, [])):
+            sender.act(action, f"setup{index}")
         subscribers = {"plain": WireClient(server.port), "deflate": WireClient(server.port, OFFER)}
         for name, client in subscribers.items():
             client.next_message()
             client.send_json({"type": "join", "reactor": reactor, "ref": "s"})
             client.until(lambda m: m.get("ref") == "s")
             client.wire_bytes = len(client.buffer)  # counted from here: what is read past the snapshot
-        sender = Sender(server.port, reactor)
         start_version = sender.version
         sent = 0
         while sent < len(actions):
@@ -245,14 +254,14 @@ def fanout_section(bench: str, binary: str, work: pathlib.Path, quick: bool) -> 
     duration = "3" if quick else "6"
     results = []
     for subscribers, rate, windows in ((100, "500", "64,256,512"), (1000, "100", "16,64,128")):
-        for size in (100, 1500):
-            for deflate in (False, True):
+        for size, repeat, deflate in [(size, repeat, deflate) for size in (100, 1500) for repeat in (1, 2) for deflate in (False, True)]:
+            if True:
                 flags = ["--deflate"] if deflate else []
-                common = ["fanout", "--subscribers", str(subscribers), "--size", str(size), "--duration", duration, "--warmup", "1", *flags]
+                common = ["fanout", "--subscribers", str(subscribers), "--size", str(size), "--text-pad", "--duration", duration, "--warmup", "1", *flags]
                 for pace, value in (("rate", rate), ("window", windows)):
                     label = f"fanout-{subscribers}-{size}-{pace}-{'deflate' if deflate else 'plain'}"
                     result = bench_run(bench, binary, work, [*common, f"--{pace}", value], label, subscribers + 10)
-                    result.update({"subscriberCount": subscribers, "sizeAsked": size, "deflate": deflate, "paceKind": pace})
+                    result.update({"subscriberCount": subscribers, "sizeAsked": size, "deflate": deflate, "paceKind": pace, "repeat": repeat})
                     results.append(result)
     return results
 
@@ -288,22 +297,27 @@ def summary(wire: list[dict], fanout: list[dict], idle: list[dict], frames: str)
                      f"**{deflate['bytesPerVersion'] / plain['bytesPerVersion']:.2f}×** | {deflate['compressedFrames']} of {deflate['frames']} | "
                      f"{plain['snapshotBytes']:,} → {deflate['snapshotBytes']:,} B |")
     lines += ["", "### Fan-out: server CPU per update", "",
-              "| subscribers | action size | pace | plain: µs/update | deflate: µs/update | ratio | updates/s plain → deflate | bytes/update plain → deflate |",
+              "| subscribers | action size | pace | plain: µs/update, mean (runs) | deflate: µs/update, mean (runs) | ratio of means | updates/s plain → deflate | bytes/update plain → deflate |",
               "|---|---|---|---|---|---|---|---|"]
-    keyed = {(r["subscriberCount"], r["sizeAsked"], r["paceKind"], r["deflate"]): r for r in fanout}
-    for (subscribers, size, pace, deflate), result in keyed.items():
-        if deflate:
-            continue
-        other = keyed.get((subscribers, size, pace, True))
-        if not other:
-            continue
+    keyed: dict = {}
+    for r in fanout:
+        keyed.setdefault((r["subscriberCount"], r["sizeAsked"], r["paceKind"], r["deflate"]), []).append(r)
 
-        def per_update(r):
-            updates = r["updatesPerSecond"] * r["seconds"]
-            return r["serverCPUSeconds"] * 1e6 / updates if updates else float("nan")
-        lines.append(f"| {subscribers} | {size} B | {'fixed rate' if pace == 'rate' else 'saturation'} | {per_update(result):.3f} | {per_update(other):.3f} | "
-                     f"**{per_update(other) / per_update(result):.2f}×** | {result['updatesPerSecond']:,.0f} → {other['updatesPerSecond']:,.0f} | "
-                     f"{result['wireBytesPerUpdate']:.1f} → {other['wireBytesPerUpdate']:.1f} |")
+    def per_update(r):
+        updates = r["updatesPerSecond"] * r["seconds"]
+        return r["serverCPUSeconds"] * 1e6 / updates if updates else float("nan")
+
+    def mean(values):
+        return sum(values) / len(values)
+    for (subscribers, size, pace, deflate), runs in keyed.items():
+        others = keyed.get((subscribers, size, pace, True))
+        if deflate or not others:
+            continue
+        plain_cpu, deflate_cpu = [per_update(r) for r in runs], [per_update(r) for r in others]
+        lines.append(f"| {subscribers} | {size} B | {'fixed rate' if pace == 'rate' else 'saturation'} | "
+                     f"{mean(plain_cpu):.3f} ({', '.join(f'{v:.3f}' for v in plain_cpu)}) | {mean(deflate_cpu):.3f} ({', '.join(f'{v:.3f}' for v in deflate_cpu)}) | "
+                     f"**{mean(deflate_cpu) / mean(plain_cpu):.2f}×** | {mean([r['updatesPerSecond'] for r in runs]):,.0f} → {mean([r['updatesPerSecond'] for r in others]):,.0f} | "
+                     f"{mean([r['wireBytesPerUpdate'] for r in runs]):.1f} → {mean([r['wireBytesPerUpdate'] for r in others]):.1f} |")
     lines += ["", "### Idle joined connections: resident memory per connection", "",
               "| run | connections | bytes per connection |", "|---|---|---|"]
     for result in idle:
