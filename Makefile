@@ -9,7 +9,8 @@
 #   make uninstall     remove what make install put under PREFIX
 #   make config-table  regenerate README.md's configuration table from the schema
 #   make api           regenerate docs/api.md, the public API listing
-#   make conformance   Autobahn|Testsuite sections 1-10 against the echo path; writes
+#   make conformance   Autobahn|Testsuite sections 1-10, 12 and 13 (permessage-deflate)
+#                      against the echo path; writes
 #                      docs/conformance-autobahn.txt (installs wstest into .build/autobahn)
 #   make soak          churn, slow readers and every attack at once against the release
 #                      build for SOAK_SECONDS (default 600), then memory, descriptors, CPU

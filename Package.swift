@@ -26,6 +26,7 @@ let package = Package(
         ),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // No pkgConfig: hiredis.pc's cflags carry -D_FILE_OFFSET_BITS=64, which SwiftPM
         // refuses with a warning (the build must print none); the header is found under
         // /usr/include and the module map links libhiredis.
@@ -37,7 +38,9 @@ let package = Package(
         .target(name: "ReactorHubLogging", dependencies: ["ReactorHubLocking"], swiftSettings: strict),
         .target(name: "ReactorHubLifecycle", dependencies: ["ReactorHubLogging"], swiftSettings: strict),
         .target(name: "ReactorHubMetrics", swiftSettings: strict),
-        .target(name: "ReactorHubWebSocketServer", dependencies: ["ReactorHubEngine", "ReactorHubProtocol", "CLibWebSockets", "CReceiveTap", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging"], swiftSettings: strict),
+        // permessage-deflate's compressor and decompressor on zlib (its one importer).
+        .target(name: "ReactorHubDeflate", dependencies: ["CZlib"], swiftSettings: strict),
+        .target(name: "ReactorHubWebSocketServer", dependencies: ["ReactorHubEngine", "ReactorHubProtocol", "CLibWebSockets", "CReceiveTap", "ReactorHubDeflate", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging"], swiftSettings: strict),
         .target(
             name: "ReactorHubWebSocketClient",
             dependencies: ["ReactorHubProtocol", "CLibWebSockets", "ReactorHubLocking", "ReactorHubLogging"],
@@ -83,10 +86,10 @@ let package = Package(
             name: "CBenchSSL", path: "Sources/reactorhub-bench/CBenchSSL", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]
         ),
         .executableTarget(
-            name: "reactorhub-bench", dependencies: ["CBenchSys", "CBenchSSL"], exclude: ["CBenchSys", "CBenchSSL"],
+            name: "reactorhub-bench", dependencies: ["CBenchSys", "CBenchSSL", "ReactorHubDeflate"], exclude: ["CBenchSys", "CBenchSSL"],
             swiftSettings: strict
         ),
-        .executableTarget(name: "json-bench", dependencies: ["ReactorHubJSON"], swiftSettings: strict),
+        .executableTarget(name: "json-bench", dependencies: ["ReactorHubJSON", "ReactorHubProtocol", "ReactorHubDeflate", "ReactorHubAuth"], swiftSettings: strict),
         .executableTarget(name: "reactor-bench", dependencies: ["Reactor"], swiftSettings: strict),
         .executableTarget(name: "auth-bench", dependencies: ["ReactorHubAuth"], swiftSettings: strict),
         .executableTarget(name: "client-bench", dependencies: ["ReactorHubClient", "ReactorHubJSON", "ReactorHubLogging"], swiftSettings: strict),
@@ -96,10 +99,10 @@ let package = Package(
         // Random document pairs and their diffs as JSON lines, for the differential check
         // against Python's jsonpatch (scripts/fuzz.sh, Fuzz/README.md).
         .executableTarget(name: "jsonpatch-pairs", dependencies: ["ReactorHubJSON", "JSONTestSupport"], path: "Fuzz/jsonpatch-pairs", swiftSettings: strict),
-        .testTarget(name: "TransportTests", dependencies: ["ReactorHubProtocol", "ReactorHubEngine", "ReactorHubWebSocketServer", "ReactorHubWebSocketClient", "TestSupport", "ReactorHubLocking", "ReactorHubLogging"], exclude: ["Peers"], swiftSettings: strict),
+        .testTarget(name: "TransportTests", dependencies: ["ReactorHubProtocol", "ReactorHubEngine", "ReactorHubWebSocketServer", "ReactorHubWebSocketClient", "ReactorHubDeflate", "TestSupport", "ReactorHubLocking", "ReactorHubLogging"], exclude: ["Peers"], swiftSettings: strict),
         .testTarget(
             name: "ReactorHubClientTests",
-            dependencies: ["ReactorHubClient", "ReactorHubKinds", "Reactor", "ReactorHubJSON", "ReactorHubLocking", "ReactorHubLogging", "TestSupport"],
+            dependencies: ["ReactorHubClient", "ReactorHubProtocol", "ReactorHubKinds", "Reactor", "ReactorHubJSON", "ReactorHubLocking", "ReactorHubLogging", "TestSupport"],
             exclude: ["Peers"],
             swiftSettings: strict
         ),

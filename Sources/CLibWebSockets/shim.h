@@ -52,6 +52,7 @@ static inline int rh_lws_token_connection(void) { return WSI_TOKEN_CONNECTION; }
 static inline int rh_lws_token_upgrade(void) { return WSI_TOKEN_UPGRADE; }
 static inline int rh_lws_token_key(void) { return WSI_TOKEN_KEY; }
 static inline int rh_lws_token_version(void) { return WSI_TOKEN_VERSION; }
+static inline int rh_lws_token_extensions(void) { return WSI_TOKEN_EXTENSIONS; }
 
 /// Copies header `token` into `dest`; returns its length or a negative value.
 static inline int rh_lws_hdr_copy(struct lws *wsi, char *dest, int len, int token) {

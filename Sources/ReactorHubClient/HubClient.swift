@@ -175,6 +175,13 @@ public final class HubClient: Sendable {
     /// The status now, then every change; finishes when the client is closed.
     public var statusUpdates: AsyncStream<HubClientStatus> { engine.board.updates() }
 
+    /// Checksums (`HubClientOptions.checksums`) that the state held did not match; each
+    /// made the client join that reactor afresh.
+    public var checksumMismatches: Int { engine.mismatches.count }
+
+    /// Every checksum mismatch from now on; finishes when the client is closed.
+    public var mismatches: AsyncStream<ChecksumMismatch> { engine.mismatches.updates() }
+
     /// What the server said in its last `hello`: its name, this session, the kinds.
     public var server: HubServerInfo? { engine.board.server }
 

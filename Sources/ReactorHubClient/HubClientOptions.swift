@@ -34,6 +34,10 @@ public struct HubClientOptions: Sendable {
     public var maxQueuedActions = 1000
     /// Makes the `id` of each action; a random UUID by default.
     public var makeActionID: @Sendable () -> String = { UUID().uuidString.lowercased() }
+    /// Ask for a checksum on every snapshot, `resumed` and patch (PROTOCOL.md "Checksums"),
+    /// check each against the state held, and join afresh when one does not match
+    /// (`HubClient.mismatches`, `HubClient.checksumMismatches`).
+    public var checksums = false
     /// How many pulses a pulse stream keeps for a reader that does not keep up.
     public var pulseBufferLimit = 256
     /// The socket to connect with; `nil` takes the platform's (libwebsockets on Linux,

@@ -81,6 +81,15 @@ extension Configuration {
         public init() {}
     }
 
+    /// How the WebSocket server serves sockets (`server`).
+    public struct Server: Sendable, Equatable, OptionalSection {
+        /// `server.compression`: accept permessage-deflate when a client offers it.
+        public var compression = true
+
+        /// The defaults of a present `server` section.
+        public init() {}
+    }
+
     /// Idempotent action ids (`actions`).
     public struct Actions: Sendable, Equatable, OptionalSection {
         /// `actions.dedupeSeconds`.

@@ -165,6 +165,8 @@ public struct Configuration: Sendable, Equatable {
     public var api: API?
     /// `webhooks`: the receivers of webhooks; empty: none.
     public var webhooks: [Webhook] = []
+    /// `server`: `nil` behaves as `Server()` (compression accepted).
+    public var server: Server?
     /// `diagnostics`.
     public var diagnostics = Diagnostics()
 

@@ -150,6 +150,10 @@ enum ConfigurationSchema {
         .optional("api", \.api, "the HTTP API and event stream under `/api/v1/` (docs/api-http.md); absent: on", [
             .key("enabled", \.enabled, .boolean, "serve `/api/v1/`; false: every path under it answers 404"),
         ]),
+        .optional("server", \.server, "how the WebSocket server serves sockets", [
+            .key("compression", \.compression, .boolean,
+                 "accept permessage-deflate when a client offers it: frames from 1024 bytes on go compressed, each compressed once for every subscriber"),
+        ]),
     ]
 
     static let webhooks: [Key] = [

@@ -14,6 +14,7 @@ import ReactorHubSQLite
 import ReactorHubKinds
 import Reactor
 import ReactorHubJSON
+import ReactorHubProtocol
 import ReactorHubWebSocketClient
 public import ReactorHubWebSocketServer
 
@@ -322,6 +323,7 @@ extension Configuration {
         transport.allowedOrigins = security?.allowedOrigins ?? []
         transport.allowedHosts = security?.allowedHosts ?? []
         transport.echoPath = diagnostics.echoPath
+        transport.compression = (server ?? Server()).compression
         return transport
     }
 
@@ -356,6 +358,8 @@ extension Configuration {
         hub.dedupeEntries = actions.dedupeEntries
         // Metrics are on unless a metrics section turns them off.
         hub.metricsEnabled = metrics?.enabled ?? true
+        // State checksums hash with libcrypto's SHA-256 (ReactorHubAuth owns libcrypto).
+        hub.checksum = StateChecksum { LibCryptoSHA256.digest($0) }
         return hub
     }
 }

@@ -16,6 +16,7 @@ extension Hub {
             stream: slot.stream,
             delivery: delivery,
             codec: codec,
+            checksum: configuration.checksum,
             metrics: metrics,
             historyCapacity: configuration.historyPatches,
             historyBytes: configuration.historyBytes,

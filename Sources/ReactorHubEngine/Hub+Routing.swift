@@ -16,8 +16,8 @@ extension Hub {
             reply(codec.pong(ref: request.ref), to: id)
         case .auth(let token):
             authenticate(token, ref: request.ref, from: id)
-        case .join(let address, let since):
-            join(address, since: since, ref: request.ref, from: id)
+        case .join(let address, let since, let checksums):
+            join(address, since: since, checksums: checksums, ref: request.ref, from: id)
         case .leave(let address):
             leave(address, ref: request.ref, from: id)
         case .action(let address, let payload, let actionID):
@@ -35,7 +35,7 @@ extension Hub {
         }
     }
 
-    func join(_ address: ReactorAddress, since: ClientMessage.ResumePoint?, ref: Ref?, from id: ConnectionID) {
+    func join(_ address: ReactorAddress, since: ClientMessage.ResumePoint?, checksums: Bool = false, ref: Ref?, from id: ConnectionID) {
         guard let kind = registry.kind(named: address.kind) else {
             return refuse(id, unknownKind(address.kind), ref: ref)
         }
@@ -86,7 +86,7 @@ extension Hub {
             if created {
                 load(slot, kind: kind)
             }
-            forward(.join(output, ref: ref, since: since, sender: sender), to: slot)
+            forward(.join(output, ref: ref, since: since, sender: sender, checksums: checksums), to: slot)
         }
     }
 
@@ -207,8 +207,8 @@ extension Hub {
         switch (request, route) {
         case (_, .queued):
             break
-        case (.join(let output, let ref, let since, let sender), .ready(let instance)):
-            if let refusal = instance.join(output, ref: ref, since: since, sender: sender) {
+        case (.join(let output, let ref, let since, let sender, let checksums), .ready(let instance)):
+            if let refusal = instance.join(output, ref: ref, since: since, checksums: checksums, sender: sender) {
                 // The kind's own rule refused it: the connection has not joined after all.
                 state.withLock { state in
                     guard state.sessions[output.id]?.joined.removeValue(forKey: address) != nil else { return }
@@ -228,7 +228,7 @@ extension Hub {
         case (.leave(let output, let ref, let reply), .ready(let instance)):
             instance.leave(output.id)
             if reply { send(codec.left(address.description, ref: ref, reason: nil), to: output) }
-        case (.join(let output, let ref, _, _), .failed(let error)), (.action(let output, _, _, let ref, _, _), .failed(let error)):
+        case (.join(let output, let ref, _, _, _), .failed(let error)), (.action(let output, _, _, let ref, _, _), .failed(let error)):
             send(codec.error(error, ref: ref), to: output, refusal: error)
         case (.leave(let output, let ref, let reply), .failed):
             if reply { send(codec.left(address.description, ref: ref, reason: nil), to: output) }

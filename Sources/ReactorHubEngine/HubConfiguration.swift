@@ -1,3 +1,5 @@
+package import ReactorHubProtocol
+
 /// What the hub needs to know: the protocol's limits and the persistence mode.
 public struct HubConfiguration: Sendable {
     /// The `server` member of `hello`.
@@ -65,6 +67,9 @@ public struct HubConfiguration: Sendable {
     public var apiEnabled = true
     /// Who hears instance events (webhooks); nil: nobody, and none are built.
     public var events: (any InstanceEventSink)?
+    /// How state checksums are computed (PROTOCOL.md "Checksums"): the daemon's SHA-256 is
+    /// libcrypto's; the default is the portable one.
+    package var checksum = StateChecksum()
 
     /// The defaults of PROTOCOL.md and CONFIG.md.
     public init() {}

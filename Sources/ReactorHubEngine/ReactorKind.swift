@@ -13,6 +13,8 @@ package struct ReactorKind: Sendable {
         package var delivery: Delivery
         /// How every message is written.
         package var codec: any MessageCodec
+        /// How the `sum` of a state is computed, for the subscribers that ask.
+        package var checksum = StateChecksum()
         package var metrics: HubMetrics
         package var historyCapacity: Int
         package var historyBytes: Int

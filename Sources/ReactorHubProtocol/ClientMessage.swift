@@ -13,7 +13,9 @@ package enum ClientMessage: Equatable {
         }
     }
 
-    case join(ReactorAddress, since: ResumePoint?)
+    /// `checksums`: the client asked for a `sum` on this reactor's frames (PROTOCOL.md
+    /// "Checksums (opt-in)"); the latest join's choice holds.
+    case join(ReactorAddress, since: ResumePoint?, checksums: Bool = false)
     case leave(ReactorAddress)
     /// `id`: the client's idempotent action id (PROTOCOL.md "Actions that are safe to resend").
     case action(ReactorAddress, JSONValue, id: String?)
@@ -125,7 +127,14 @@ package enum ClientMessageParser {
                 }
                 since = .init(epoch: epoch, version: version)
             }
-            return .success(ClientRequest(message: .join(address, since: since), ref: ref))
+            var checksums = false
+            if let value = object["checksums"] {
+                guard case .bool(let flag) = value else {
+                    return fail(.badRequest, "member 'checksums' must be a boolean (true: every snapshot, resumed and patch of this reactor carries a 'sum'), got \(value.kind.phrase)")
+                }
+                checksums = flag
+            }
+            return .success(ClientRequest(message: .join(address, since: since, checksums: checksums), ref: ref))
         case "leave":
             return .success(ClientRequest(message: .leave(address), ref: ref))
         case "presence":

@@ -71,12 +71,12 @@ package struct JSONCodec: MessageCodec {
         }
     }
 
-    /// `{"type":"snapshot","reactor":…,"ref":…,"epoch":…,"version":…,"state":{…},"presence":{…}}`
+    /// `{"type":"snapshot","reactor":…,"ref":…,"epoch":…,"version":…[,"sum":…],"state":{…},"presence":{…}}`
     package func snapshot(
-        _ address: String, ref: Ref?, epoch: String, version: Int, state: [UInt8], presence: PresenceSnapshot
+        _ address: String, ref: Ref?, epoch: String, version: Int, state: [UInt8], presence: PresenceSnapshot, sum: String?
     ) -> OutboundMessage {
         frame(capacity: state.count + presence.byteCount + 128, label: .snapshot(epoch: epoch, version: version)) { writer in
-            writeHead("snapshot", address, ref: ref, epoch: epoch, version: version, &writer)
+            writeHead("snapshot", address, ref: ref, epoch: epoch, version: version, sum: sum, &writer)
             writer.writeRaw(#","state":"#)
             writer.bytes.append(contentsOf: state)
             write(presence, &writer)
@@ -84,17 +84,19 @@ package struct JSONCodec: MessageCodec {
         }
     }
 
-    /// `{"type":"resumed","reactor":…,"ref":…,"epoch":…,"version":…,"presence":{…}}`
-    package func resumed(_ address: String, ref: Ref?, epoch: String, version: Int, presence: PresenceSnapshot) -> OutboundMessage {
+    /// `{"type":"resumed","reactor":…,"ref":…,"epoch":…,"version":…[,"sum":…],"presence":{…}}`
+    package func resumed(_ address: String, ref: Ref?, epoch: String, version: Int, presence: PresenceSnapshot, sum: String?) -> OutboundMessage {
         frame(capacity: presence.byteCount + 128, label: .resumed(epoch: epoch, version: version)) { writer in
-            writeHead("resumed", address, ref: ref, epoch: epoch, version: version, &writer)
+            writeHead("resumed", address, ref: ref, epoch: epoch, version: version, sum: sum, &writer)
             write(presence, &writer)
             writer.writeByte(UInt8(ascii: "}"))
         }
     }
 
-    /// `{"type":TYPE,"reactor":…,"ref":…,"epoch":…,"version":…`, what a join's answers begin with.
-    private func writeHead(_ type: StaticString, _ address: String, ref: Ref?, epoch: String, version: Int, _ writer: inout JSONWriter) {
+    /// `{"type":TYPE,"reactor":…,"ref":…,"epoch":…,"version":…[,"sum":…]`, what a join's answers begin with.
+    private func writeHead(
+        _ type: StaticString, _ address: String, ref: Ref?, epoch: String, version: Int, sum: String?, _ writer: inout JSONWriter
+    ) {
         writer.writeRaw(#"{"type":""#)
         writer.writeRaw(type)
         writer.writeRaw(#"","reactor":"#)
@@ -104,10 +106,14 @@ package struct JSONCodec: MessageCodec {
         writer.writeString(epoch)
         writer.writeRaw(#","version":"#)
         writer.writeInt(version)
+        if let sum {
+            writer.writeRaw(#","sum":"#)
+            writer.writeString(sum)
+        }
     }
 
-    package func patch(_ address: String, version: Int, base: Int, operations: some Collection<UInt8>) -> PatchFrame {
-        PatchFrame(address: address, version: version, base: base, operations: operations, headroom: headroom)
+    package func patch(_ address: String, version: Int, base: Int, operations: some Collection<UInt8>, sum: String?) -> PatchFrame {
+        PatchFrame(address: address, version: version, base: base, operations: operations, sum: sum, headroom: headroom)
     }
 
     package func merge(_ frames: some Collection<PatchFrame>) -> PatchFrame {

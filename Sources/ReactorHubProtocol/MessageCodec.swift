@@ -11,12 +11,17 @@ package protocol MessageCodec: Sendable {
     func hello(server: String, session: String, identity: HelloIdentity, node: String?, reactors: [UInt8]) -> OutboundMessage
     /// `authed`, the answer to an `auth` message.
     func authed(ref: Ref?, user: String, expires: Int) -> OutboundMessage
-    /// `snapshot`: the state (its compact JSON) at `version`, with who is there.
-    func snapshot(_ address: String, ref: Ref?, epoch: String, version: Int, state: [UInt8], presence: PresenceSnapshot) -> OutboundMessage
-    /// `resumed`: the client's `version` still holds; the missed patches follow.
-    func resumed(_ address: String, ref: Ref?, epoch: String, version: Int, presence: PresenceSnapshot) -> OutboundMessage
-    /// `patch`: the operations (a JSON array) that lead from `base` to `version`.
-    func patch(_ address: String, version: Int, base: Int, operations: some Collection<UInt8>) -> PatchFrame
+    /// `snapshot`: the state (its compact JSON) at `version`, with who is there, and the
+    /// state's checksum for a client that asked (`sum`, PROTOCOL.md "Checksums").
+    func snapshot(
+        _ address: String, ref: Ref?, epoch: String, version: Int, state: [UInt8], presence: PresenceSnapshot, sum: String?
+    ) -> OutboundMessage
+    /// `resumed`: the client's `version` still holds (with its checksum, `sum`); the
+    /// missed patches follow.
+    func resumed(_ address: String, ref: Ref?, epoch: String, version: Int, presence: PresenceSnapshot, sum: String?) -> OutboundMessage
+    /// `patch`: the operations (a JSON array) that lead from `base` to `version`, with the
+    /// checksum of the state at `version` for the clients that asked.
+    func patch(_ address: String, version: Int, base: Int, operations: some Collection<UInt8>, sum: String?) -> PatchFrame
     /// One frame spanning consecutive frames of one instance.
     func merge(_ frames: some Collection<PatchFrame>) -> PatchFrame
     /// `pulse`: a `@Pulse` property fired.
@@ -55,6 +60,23 @@ package enum ActionReply: Sendable, Equatable {
     case ack(version: Int, applied: Int, duplicate: Bool)
     /// Refused; nothing changed.
     case error(ProtocolError, duplicate: Bool)
+}
+
+extension MessageCodec {
+    /// `snapshot` without a checksum.
+    package func snapshot(_ address: String, ref: Ref?, epoch: String, version: Int, state: [UInt8], presence: PresenceSnapshot) -> OutboundMessage {
+        snapshot(address, ref: ref, epoch: epoch, version: version, state: state, presence: presence, sum: nil)
+    }
+
+    /// `resumed` without a checksum.
+    package func resumed(_ address: String, ref: Ref?, epoch: String, version: Int, presence: PresenceSnapshot) -> OutboundMessage {
+        resumed(address, ref: ref, epoch: epoch, version: version, presence: presence, sum: nil)
+    }
+
+    /// `patch` without a checksum.
+    package func patch(_ address: String, version: Int, base: Int, operations: some Collection<UInt8>) -> PatchFrame {
+        patch(address, version: version, base: base, operations: operations, sum: nil)
+    }
 }
 
 /// Who the connection is, as `hello` says it.

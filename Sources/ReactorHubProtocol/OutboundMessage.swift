@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One text message on its way out, shared by reference among every connection it is
 /// sent to: a broadcast to a thousand subscribers costs one allocation, not a thousand.
 ///
@@ -10,7 +12,7 @@
 /// Safety of `@unchecked Sendable`: the payload is written once in `init` and only read
 /// afterwards. The headroom in front of it is scribbled on by libwebsockets, but only on
 /// the service thread and only while it writes this message, one write at a time; no
-/// other code reads the headroom.
+/// other code reads the headroom. Its compressed form is set at most once, atomically.
 public final class OutboundMessage: @unchecked Sendable {
     /// The headroom messages get unless their writer asks otherwise: enough for every
     /// transport here (libwebsockets 4.1 needs 16 bytes on 64-bit machines).
@@ -24,6 +26,8 @@ public final class OutboundMessage: @unchecked Sendable {
     /// What the message is (`MessageLabel`), for transports that frame kinds differently.
     public let label: MessageLabel
     private let storage: UnsafeMutableRawPointer
+    /// The message as a transport compresses it, once for every connection it goes to.
+    private let compressedForm = AtomicLazyReference<OutboundMessage>()
 
     /// Copies `bytes` (UTF-8 JSON text) into a new message.
     public convenience init(_ bytes: some Collection<UInt8>, headroom: Int = OutboundMessage.standardHeadroom, label: MessageLabel = .reply) {
@@ -63,6 +67,14 @@ public final class OutboundMessage: @unchecked Sendable {
     /// The payload as a String (tests and logs).
     public var text: String {
         withBytes { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The message as the transport sends it compressed (permessage-deflate): made by
+    /// `make` for the first connection that needs it, on any thread, and shared by every
+    /// connection after it (two threads racing may both make it; one result is kept).
+    package func compressed(_ make: (OutboundMessage) -> OutboundMessage) -> OutboundMessage {
+        if let made = compressedForm.load() { return made }
+        return compressedForm.storeIfNil(make(self))
     }
 
     /// Start of the payload, with `headroom` writable bytes before it (the writing

@@ -11,11 +11,17 @@ package struct PatchFrame: Sendable {
     package let base: Int
     /// The instance's address, shared by all its frames.
     package let address: String
+    /// The checksum of the state at `version`, when the frame carries one (PROTOCOL.md
+    /// "Checksums (opt-in)").
+    package let sum: String?
     /// Where the operations array starts in `message`; it ends one byte before the end.
     private let operationsStart: Int
 
-    /// Writes `{"type":"patch","reactor":…,"version":…[,"base":…],"patch":OPERATIONS}`.
-    package init(address: String, version: Int, base: Int, operations: some Collection<UInt8>, headroom: Int = OutboundMessage.standardHeadroom) {
+    /// Writes `{"type":"patch","reactor":…,"version":…[,"base":…][,"sum":…],"patch":OPERATIONS}`.
+    package init(
+        address: String, version: Int, base: Int, operations: some Collection<UInt8>, sum: String? = nil,
+        headroom: Int = OutboundMessage.standardHeadroom
+    ) {
         var writer = JSONWriter()
         writer.bytes.reserveCapacity(operations.count + address.utf8.count + 64)
         writer.writeRaw(#"{"type":"patch","reactor":"#)
@@ -26,6 +32,10 @@ package struct PatchFrame: Sendable {
             writer.writeRaw(#","base":"#)
             writer.writeInt(base)
         }
+        if let sum {
+            writer.writeRaw(#","sum":"#)
+            writer.writeString(sum)
+        }
         writer.writeRaw(#","patch":"#)
         let start = writer.bytes.count
         writer.bytes.append(contentsOf: operations)
@@ -34,7 +44,15 @@ package struct PatchFrame: Sendable {
         self.version = version
         self.base = base
         self.address = address
+        self.sum = sum
         self.operationsStart = start
+    }
+
+    /// The same frame carrying `sum` (a copy of its operations).
+    package func summed(_ sum: String) -> PatchFrame {
+        withOperations { operations in
+            PatchFrame(address: address, version: version, base: base, operations: operations, sum: sum, headroom: message.headroom)
+        }
     }
 
     /// The operations, as a JSON array.
@@ -53,7 +71,8 @@ package struct PatchFrame: Sendable {
     }
 
     /// One frame spanning `frames` (consecutive, of one instance): `[a,b]`, `[c]` →
-    /// `[a,b,c]`, so that applying it applies each in turn.
+    /// `[a,b,c]`, so that applying it applies each in turn. It carries the last frame's
+    /// `sum`, the checksum of the version it leads to.
     package static func merge(_ frames: some Collection<PatchFrame>, headroom: Int = OutboundMessage.standardHeadroom) -> PatchFrame {
         precondition(!frames.isEmpty)
         if frames.count == 1 { return frames.first! }
@@ -70,6 +89,6 @@ package struct PatchFrame: Sendable {
         joined.append(UInt8(ascii: "]"))
         let first = frames.first!
         let last = frames.reversed().first!
-        return PatchFrame(address: first.address, version: last.version, base: first.base, operations: joined, headroom: headroom)
+        return PatchFrame(address: first.address, version: last.version, base: first.base, operations: joined, sum: last.sum, headroom: headroom)
     }
 }

@@ -16,6 +16,10 @@ final class Connection {
     /// The socket, the key of the receive tap's table.
     let fd: Int32
     var assembler: InboundAssembler
+    /// permessage-deflate's inbound side, when the upgrade negotiated it.
+    var inflation: InboundInflation?
+    /// The upgrade negotiated permessage-deflate: long frames go compressed.
+    var deflates: Bool { inflation != nil }
     /// The RFC 6455 checks on the raw stream (used when the receive tap is installed).
     var frames = FrameFilter()
     /// Messages to echo, for a connection to the echo path; nil for the layer above's.

@@ -40,6 +40,10 @@ func reactorHubServiceCallback(
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
         return core.confirmUpgrade(wsi, upgrade: input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) })
 
+    case LWS_CALLBACK_ADD_HEADERS:
+        // The 101 of an upgrade (the server binds no protocol to an HTTP mount).
+        return core.addUpgradeHeaders(wsi, input)
+
     case LWS_CALLBACK_ESTABLISHED:
         return core.established(wsi, session: session)
 

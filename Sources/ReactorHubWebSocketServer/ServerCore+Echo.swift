@@ -28,7 +28,10 @@ extension ServerCore {
                 return closeNow(connection, code: close.code, reason: close.reason)
             }
             guard let item = connection.echo?.next() else { break }
-            let written = item.isBinary
+            let frame = wireFrame(item.message, on: connection, binary: item.isBinary)
+            let written = frame.compressed
+                ? (writeCompressed(connection, frame.message) ? 0 : -1)
+                : item.isBinary
                 ? rh_lws_write_binary(connection.wsi, item.message.payloadPointer, item.message.count)
                 : rh_lws_write_text(connection.wsi, item.message.payloadPointer, item.message.count)
             if written < 0 {

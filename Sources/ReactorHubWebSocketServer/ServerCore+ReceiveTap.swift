@@ -39,6 +39,9 @@ extension ServerCore {
             guard count > 0 else { return count }
             switch meter.feed(UnsafeRawBufferPointer(rebasing: buffer[..<count])) {
             case .withinLimit:
+                for rename in meter.renames {
+                    buffer[rename.offset] = rename.byte
+                }
                 tappedSockets[fd] = .http(meter)
                 return count
             case .overLimit:

@@ -34,6 +34,10 @@ extension ServerCore {
                 : InboundAssembler(maxMessageBytes: configuration.maxMessageBytes),
             echo: isEcho ? EchoQueue(pauseBytes: configuration.echoMaxMessageBytes) : nil
         )
+        if let agreement = deflateNegotiation(wsi) {
+            connection.inflation = InboundInflation(windowBits: agreement.clientWindowBits)
+            connection.frames.acceptCompressedMessages()
+        }
         session.pointee = Unmanaged.passRetained(connection).toOpaque()
         connections[id] = connection
         connectionCount.add(1, ordering: .relaxed)
@@ -66,12 +70,18 @@ extension ServerCore {
     /// inside its parser was not taken apart further).
     func receive(_ chunk: UnsafeRawBufferPointer, on connection: Connection) -> Int32 {
         guard connection.pendingClose == nil, connection.sentClose == nil else { return 0 }
-        let outcome = connection.assembler.receive(
-            chunk,
-            isBinary: lws_frame_is_binary(connection.wsi) != 0,
-            isFinalFrame: lws_is_final_fragment(connection.wsi) != 0,
-            remainingInFrame: Int(clamping: lws_remaining_packet_payload(connection.wsi))
-        )
+        let isBinary = lws_frame_is_binary(connection.wsi) != 0
+        let isFinalFrame = lws_is_final_fragment(connection.wsi) != 0
+        let remaining = Int(clamping: lws_remaining_packet_payload(connection.wsi))
+        let outcome: InboundAssembler.Outcome
+        if connection.inflation != nil {
+            outcome = connection.inflation!.receive(
+                chunk, into: &connection.assembler, start: { connection.frames.takeMessageStart() },
+                isBinary: isBinary, isFinalFrame: isFinalFrame, remainingInFrame: remaining, pool: inflaters
+            )
+        } else {
+            outcome = connection.assembler.receive(chunk, isBinary: isBinary, isFinalFrame: isFinalFrame, remainingInFrame: remaining)
+        }
         switch outcome {
         case .incomplete:
             return 0
@@ -100,32 +110,34 @@ extension ServerCore {
         if connection.echo != nil { return writeEchoes(connection) }
         // Small messages taken from the queue wait in `held` (one, written from its own
         // buffer) or `frameBatch` (two or more, framed together) until a larger one, the
-        // end of the queue or a full batch: then one write sends them all.
-        var held: OutboundMessage?
+        // end of the queue or a full batch: then one write sends them all. A message of a
+        // connection that negotiated permessage-deflate goes as its wire frame.
+        var held: WireFrame?
         defer { frameBatch.reset() }
         while true {
             if let close = connection.closeToSend, !close.afterFlush {
                 guard flush(connection, &held) else { return -1 }
                 return closeNow(connection, code: close.code, reason: close.reason)
             }
-            guard let message = handler.nextOutput(for: connection.id) else {
+            guard let next = handler.nextOutput(for: connection.id) else {
                 guard flush(connection, &held) else { return -1 }
                 if let close = connection.closeToSend {
                     return closeNow(connection, code: close.code, reason: close.reason)
                 }
                 return 0
             }
-            if FrameBatch.takes(message) {
+            let message = wireFrame(next, on: connection)
+            if FrameBatch.takes(message.message) {
                 if held == nil && frameBatch.messages == 0 {
                     held = message
                     continue
                 }
                 if let first = held {
-                    frameBatch.append(first)
+                    frameBatch.append(first.message, compressed: first.compressed)
                     held = nil
                 }
-                if frameBatch.fits(message) {
-                    frameBatch.append(message)
+                if frameBatch.fits(message.message) {
+                    frameBatch.append(message.message, compressed: message.compressed)
                     continue
                 }
                 guard flush(connection, &held) else { return -1 }
@@ -143,7 +155,7 @@ extension ServerCore {
     }
 
     /// Writes what `writable` holds back: one message as it is, or the batch of several.
-    private func flush(_ connection: Connection, _ held: inout OutboundMessage?) -> Bool {
+    private func flush(_ connection: Connection, _ held: inout WireFrame?) -> Bool {
         if let message = held {
             held = nil
             return write(connection, message)
@@ -157,8 +169,9 @@ extension ServerCore {
         return true
     }
 
-    private func write(_ connection: Connection, _ message: OutboundMessage) -> Bool {
-        let message = LWSHeadroom.ensured(message)
+    private func write(_ connection: Connection, _ frame: WireFrame) -> Bool {
+        if frame.compressed { return writeCompressed(connection, frame.message) }
+        let message = LWSHeadroom.ensured(frame.message)
         if rh_lws_write_text(connection.wsi, message.payloadPointer, message.count) < 0 {
             logger.debug("write failed; closing", metadata: ["session": connection.id.description])
             return false
@@ -188,6 +201,7 @@ extension ServerCore {
         session.pointee = nil
         let connection = Unmanaged<Connection>.fromOpaque(stored).takeRetainedValue()
         connections[connection.id] = nil
+        connection.inflation?.release(to: inflaters)
         socketClosing(connection.fd)
         let remaining = connectionCount.subtract(1, ordering: .relaxed).newValue
         let failure = connection.frames.failure.map { (code: $0.code, reason: $0.reason) }

@@ -1,6 +1,7 @@
 import ReactorHubEngine
 internal import CLibWebSockets
 import ReactorHubProtocol
+import ReactorHubDeflate
 import Foundation
 import ReactorHubLocking
 import ReactorHubLogging
@@ -39,6 +40,11 @@ final class ServerCore: @unchecked Sendable {
     var connections: [ConnectionID: Connection] = [:]
     /// Small messages of one writable callback, framed for one write.
     let frameBatch = FrameBatch()
+    /// permessage-deflate's compressor: one per service thread, made when a frame is first
+    /// compressed (its zlib state is about 256 KB).
+    lazy var deflater = MessageDeflater()
+    /// Inflaters lent to connections while they receive a compressed message.
+    let inflaters = InflaterPool()
     var nextConnectionNumber: UInt64 = 0
     /// Open event streams, by connection and by wsi, and the buffer their events are
     /// written from.

@@ -17,6 +17,9 @@ public struct TransportConfiguration: Sendable, Equatable {
     /// The size limit of a message to the echo path (1009 beyond): Autobahn's largest
     /// cases send 16 MiB.
     public var echoMaxMessageBytes: Int = 16 << 20
+    /// Accept permessage-deflate (RFC 7692) when a client offers it (`server.compression`):
+    /// frames from 1024 bytes on go compressed, each compressed once for every connection.
+    public var compression: Bool = true
     /// The subprotocol selected when a client offers it.
     public var subprotocol: String = "reactorhub.v1"
     /// The `Server` header of HTTP responses.

@@ -6,9 +6,14 @@ import ReactorHubJSON
 // Each figure is the median over 15 rounds (after a warm-up round) of the time per call,
 // a round being the number of calls shown (15×N).
 
-// `json-bench doc` runs only the doc edits section.
+// `json-bench doc` runs only the doc edits section; `json-bench frames` only the cost of
+// compressing frames and of state checksums.
 if CommandLine.arguments.dropFirst().first == "doc" {
     DocEdits.run()
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "frames" {
+    Frames.run()
     exit(0)
 }
 

@@ -35,6 +35,9 @@ final class Fanout: Workload {
         var size: Int
         /// Each action carries `"ref":SEQ`, so the daemon answers every one with an `ack`.
         var acks: Bool = false
+        /// The pad is words, in one of eight orders that change from one action to the next,
+        /// so that every patch carries it (a fixed pad is unchanged after the first action).
+        var textPad: Bool = false
         /// The counter file of bench/malloc-count.so loaded into the server, read when the
         /// server's CPU is: heap allocations per action.
         var mallocCounter: MallocCounter?
@@ -82,6 +85,8 @@ final class Fanout: Workload {
     private let counts: UnsafeMutablePointer<Int32>
     private var prefixes: [[UInt8]] = []
     private var suffix: [UInt8] = []
+    /// With `textPad`: eight suffixes, action N sending suffix N % 8.
+    private var textSuffixes: [[UInt8]] = []
     private var message: [UInt8] = []
     private var joins: [[UInt8]] = []
     private var nextLink = 0
@@ -106,6 +111,8 @@ final class Fanout: Workload {
     private var updates = 0
     private var frames = 0
     private var bytes = 0
+    /// Frame bytes as they came over the subscribers' sockets (compressed when negotiated).
+    private var wireBytes = 0
     private var senderFrames = 0
     private var acks = 0
     private var ackMismatches = 0
@@ -198,6 +205,16 @@ final class Fanout: Workload {
         let fixed = prefixes[0].count + String(monotonicNanos()).count + #","seq":"#.count + 4 + #","pad":""#.count + #""}}}"#.count
         let pad = String(repeating: "x", count: max(1, settings.size - fixed))
         suffix = Array((#","pad":""# + pad + #""}}"#).utf8)
+        let words = "the state of each reactor is kept in sync with every client that joins it while a patch carries only what changed".split(separator: " ")
+        textSuffixes = (0..<8).map { variant in
+            var text = ""
+            var index = variant * 3
+            while text.utf8.count < pad.utf8.count {
+                text += (text.isEmpty ? "" : " ") + words[index % words.count]
+                index += 1 + variant
+            }
+            return Array((#","pad":""# + String(text.prefix(pad.utf8.count)) + #""}}"#).utf8)
+        }
     }
 
     // MARK: Running
@@ -350,7 +367,7 @@ final class Fanout: Workload {
         appendDecimal(Int(t), to: &message)
         message.append(contentsOf: #","seq":"#.utf8)
         appendDecimal(seq, to: &message)
-        message.append(contentsOf: suffix)
+        message.append(contentsOf: settings.textPad ? textSuffixes[seq & 7] : suffix)
         if settings.acks {
             message.append(contentsOf: #","ref":"#.utf8)
             appendDecimal(seq, to: &message)
@@ -437,6 +454,7 @@ final class Fanout: Workload {
                     updates += header.version - header.base
                     frames += 1
                     bytes += count
+                    wireBytes += connection.lastMessageWireBytes
                     if settings.timeline { tick(&timelineUpdates, now, header.version - header.base) }
                 }
                 Scan.samples(payload, count, from: header.ops, into: &samples)
@@ -450,7 +468,7 @@ final class Fanout: Workload {
                     markReady(connection)
                 } else {
                     resyncs += 1
-                    if inWindow { frames += 1; bytes += count }
+                    if inWindow { frames += 1; bytes += count; wireBytes += connection.lastMessageWireBytes }
                     Scan.snapshotSamples(payload, count, into: &samples)
                     for sample in samples {
                         cover(index, sample, now: now, exact: false)
@@ -597,6 +615,7 @@ final class Fanout: Workload {
             updates: updates,
             frames: frames,
             bytes: bytes,
+            wireBytes: wireBytes,
             senderFrames: senderFrames,
             acksExpected: settings.acks,
             acks: acks,

@@ -1,6 +1,7 @@
 import CBenchSSL
 import CBenchSys
 import Glibc
+import ReactorHubDeflate
 
 /// What a benchmark does with the connections of a `Loop`. Calls come from the loop's
 /// thread, one at a time.
@@ -31,6 +32,14 @@ final class Connection {
     /// The message being reassembled from fragments.
     var fragments: [UInt8] = []
     var fragmenting = false
+    /// The message being read came compressed (RSV1 on its first frame: permessage-deflate).
+    var compressed = false
+    /// Frame bytes (headers and payloads as sent) of the message being read, and of the last
+    /// one handed to the workload.
+    var messageWireBytes = 0
+    var lastMessageWireBytes = 0
+    /// The server accepted permessage-deflate: text messages go compressed too.
+    var deflates = false
     var watchingWrites = false
     /// The TLS session (`SSL *`) of a `wss://` connection.
     var tls: OpaquePointer?
@@ -55,6 +64,9 @@ struct Endpoint {
     var tokens: [String] = []
     var tokenInHeader = false
     var tokenInMessage = false
+    /// Offer permessage-deflate (`--deflate`); compressed messages are inflated before the
+    /// workload sees them.
+    var deflate = false
 
     /// Parses `ws://HOST:PORT/PATH` or `wss://HOST:PORT/PATH`.
     init?(url: String, subprotocol: String) {
@@ -113,6 +125,12 @@ final class Loop<W: Workload> {
     private let readBuffer: UnsafeMutablePointer<UInt8>
     private let readCapacity = 256 * 1024
     private var frameBuffer: [UInt8] = []
+    /// Inflates compressed messages (one at a time: the loop has one thread), into `inflated`.
+    private let inflater = MessageInflater(windowBits: 15, pieceBytes: 65536)
+    private var inflated: [UInt8] = []
+    /// Compresses what the clients send, within the window the server allows (10 bits),
+    /// without context takeover (made when a server first accepts the extension).
+    private lazy var deflater = MessageDeflater(windowBits: 10)
     private var events: UnsafeMutablePointer<epoll_event>
     private let maxEvents = 1024
     private var timers: [Int32] = []
@@ -180,6 +198,9 @@ final class Loop<W: Workload> {
             text += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
             if !endpoint.subprotocol.isEmpty {
                 text += "Sec-WebSocket-Protocol: \(endpoint.subprotocol)\r\n"
+            }
+            if endpoint.deflate {
+                text += "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n"
             }
             text += "\r\n"
             return Array(text.utf8)
@@ -457,6 +478,8 @@ final class Loop<W: Workload> {
                 return count
             }
             connection.phase = .open
+            let head = String(decoding: UnsafeBufferPointer(start: base, count: end), as: UTF8.self).lowercased()
+            connection.deflates = head.contains("sec-websocket-extensions: permessage-deflate")
             workload.opened(connection)
             offset = end
         }
@@ -487,7 +510,8 @@ final class Loop<W: Workload> {
                 for index in 0..<length { payload[index] ^= key[index & 3] }
             }
             offset += headerLength + length
-            frame(connection, opcode: first & 0x0F, final: first & 0x80 != 0, payload, length, now: now)
+            if first & 0x08 == 0 { connection.messageWireBytes += headerLength + length }
+            frame(connection, opcode: first & 0x0F, final: first & 0x80 != 0, compressed: first & 0x40 != 0, payload, length, now: now)
         }
         return offset
     }
@@ -502,12 +526,14 @@ final class Loop<W: Workload> {
     }
 
     private func frame(
-        _ connection: Connection, opcode: UInt8, final: Bool, _ payload: UnsafeMutablePointer<UInt8>, _ length: Int, now: UInt64
+        _ connection: Connection, opcode: UInt8, final: Bool, compressed: Bool, _ payload: UnsafeMutablePointer<UInt8>, _ length: Int,
+        now: UInt64
     ) {
         switch opcode {
         case 0x1, 0x2:
+            connection.compressed = compressed
             if final {
-                workload.received(connection, payload, length, now: now)
+                deliver(connection, payload, length, now: now)
             } else {
                 connection.fragments = Array(UnsafeBufferPointer(start: payload, count: length))
                 connection.fragmenting = true
@@ -520,7 +546,7 @@ final class Loop<W: Workload> {
                 connection.fragments = []
                 connection.fragmenting = false
                 message.withUnsafeMutableBufferPointer { buffer in
-                    workload.received(connection, buffer.baseAddress!, buffer.count, now: now)
+                    deliver(connection, buffer.baseAddress!, buffer.count, now: now)
                 }
             }
         case 0x8:
@@ -536,18 +562,40 @@ final class Loop<W: Workload> {
         }
     }
 
-    // MARK: Sending
-
-    /// Sends one text message (masked, as a client must).
-    func sendText(_ connection: Connection, _ bytes: UnsafeRawBufferPointer) {
-        sendFrame(connection, opcode: 0x1, bytes)
+    /// Hands a whole message to the workload, inflated first when it came compressed.
+    private func deliver(_ connection: Connection, _ payload: UnsafeMutablePointer<UInt8>, _ length: Int, now: UInt64) {
+        connection.lastMessageWireBytes = connection.messageWireBytes
+        connection.messageWireBytes = 0
+        guard connection.compressed else {
+            return workload.received(connection, payload, length, now: now)
+        }
+        inflated.removeAll(keepingCapacity: true)
+        let outcome = inflater.inflate(UnsafeRawBufferPointer(start: payload, count: length), final: true) { piece in
+            inflated.append(contentsOf: piece)
+            return true
+        }
+        guard outcome == .inflated else { return fail(connection, "a compressed message does not inflate: \(outcome)") }
+        inflated.withUnsafeMutableBufferPointer { buffer in
+            workload.received(connection, buffer.baseAddress!, buffer.count, now: now)
+        }
     }
 
-    private func sendFrame(_ connection: Connection, opcode: UInt8, _ bytes: UnsafeRawBufferPointer) {
+    // MARK: Sending
+
+    /// Sends one text message (masked, as a client must), compressed when the server
+    /// accepted permessage-deflate (as browsers send theirs).
+    func sendText(_ connection: Connection, _ bytes: UnsafeRawBufferPointer) {
+        guard connection.deflates else { return sendFrame(connection, opcode: 0x1, bytes) }
+        deflater.compress(bytes) { compressed in
+            sendFrame(connection, opcode: 0x1, compressed, compressed: true)
+        }
+    }
+
+    private func sendFrame(_ connection: Connection, opcode: UInt8, _ bytes: UnsafeRawBufferPointer, compressed: Bool = false) {
         guard connection.phase == .open || connection.phase == .handshaking, connection.fd >= 0 else { return }
         let length = bytes.count
         frameBuffer.removeAll(keepingCapacity: true)
-        frameBuffer.append(0x80 | opcode)
+        frameBuffer.append(0x80 | (compressed ? 0x40 : 0) | opcode)
         if length < 126 {
             frameBuffer.append(0x80 | UInt8(length))
         } else if length < 65536 {

@@ -52,6 +52,8 @@ struct FanoutReport {
     var updates: Int
     var frames: Int
     var bytes: Int
+    /// Frame bytes as they came over the subscribers' sockets.
+    var wireBytes: Int
     var senderFrames: Int
     /// The actions asked for acks (`--acks`).
     var acksExpected: Bool
@@ -130,6 +132,7 @@ struct FanoutReport {
         lines.append("  actions sent       \(fmt(rate(actions))) /s")
         lines.append("  updates applied    \(fmt(rate(updates))) /s (one version reaching one subscriber)")
         lines.append("  frames delivered   \(fmt(rate(frames))) /s to subscribers (+\(fmt(rate(senderFrames))) /s to senders), \(fmt(rate(bytes) / 1e6, 2)) MB/s, \(fmt(frames > 0 ? Double(updates) / Double(frames) : 0, 2)) updates/frame")
+        lines.append("  on the wire        \(fmt(updates > 0 ? Double(wireBytes) / Double(updates) : 0, 1)) frame bytes per update (\(fmt(updates > 0 ? Double(bytes) / Double(updates) : 0, 1)) payload bytes uncompressed)")
         if acksExpected { lines.append("  acks read          \(fmt(rate(acks))) /s (\(ackMismatches) out of order)") }
         lines.append("  latency, send to each subscriber:  \(delivery.text)")
         lines.append("  latency, send to last subscriber\(reactors > 1 ? " of the action's reactor" : ""):  \(last.text)")
@@ -163,7 +166,8 @@ struct FanoutReport {
             "\"seconds\":\(fmt(seconds, 3))", "\"connectSeconds\":\(fmt(connectSeconds, 3))",
             "\"actionsPerSecond\":\(fmt(rate(actions)))", "\"updatesPerSecond\":\(fmt(rate(updates)))",
             "\"framesPerSecond\":\(fmt(rate(frames)))", "\"senderFramesPerSecond\":\(fmt(rate(senderFrames)))",
-            "\"bytesPerSecond\":\(fmt(rate(bytes)))",
+            "\"bytesPerSecond\":\(fmt(rate(bytes)))", "\"wireBytesPerSecond\":\(fmt(rate(wireBytes)))",
+            "\"wireBytesPerUpdate\":\(fmt(updates > 0 ? Double(wireBytes) / Double(updates) : 0, 1))",
             "\"delivery\":\(delivery.json)", "\"last\":\(last.json)",
             "\"gaps\":\(gaps)", "\"reorders\":\(reorders)", "\"lost\":\(lost)", "\"resyncs\":\(resyncs)",
             "\"incomplete\":\(incomplete)", "\"serverErrors\":\(serverErrors)", "\"closed\":\(closed)",

@@ -35,6 +35,9 @@ fanout / raw options:
   --duration SECONDS  measured time (default 5)
   --size BYTES        size of an action message, reached by padding (default 100; the
                       envelope and timestamp alone take ~125 bytes, then the pad is 1)
+  --text-pad          the pad is words in one of eight orders, changing from one action
+                      to the next, so that every patch carries it (as long as --size
+                      asks); without it the pad stays the same and patches leave it out
   --acks              every action carries "ref":SEQ, so the daemon acks each one; the
                       senders check that the acks come in order
   --malloc-count FILE the counter file of bench/malloc-count.so, preloaded into the server
@@ -80,6 +83,10 @@ common options:
                       and join on `authed`
   --protocol P        reactorhub or mirror (default: reactorhub for fanout and idle,
                       mirror for raw)
+  --deflate           offer permessage-deflate (client_max_window_bits allowed) on every
+                      upgrade, inflate what comes compressed and, when the server accepted,
+                      send compressed messages too; `on the wire` reports the frame bytes as
+                      they came, per update
   --subprotocol NAME  Sec-WebSocket-Protocol to offer; '' for none (default
                       reactorhub.v1, or lws-mirror-protocol with --protocol mirror)
   --server-pid PID    the server's process: its CPU time and RSS are reported
@@ -107,7 +114,7 @@ struct Arguments {
 
     init(_ arguments: [String]) throws(UsageError) {
         var index = 0
-        let flagNames: Set<String> = ["--quiet", "--help", "-h", "--timeline", "--token-header", "--token-message", "--acks"]
+        let flagNames: Set<String> = ["--quiet", "--help", "-h", "--timeline", "--token-header", "--token-message", "--acks", "--deflate", "--text-pad"]
         while index < arguments.count {
             let argument = arguments[index]
             if flagNames.contains(argument) {
@@ -211,6 +218,7 @@ func main() -> Int32 {
             endpoint.tokens = tokens
             endpoint.tokenInHeader = tokenInHeader
             endpoint.tokenInMessage = tokenInMessage
+            endpoint.deflate = arguments.flags.contains("--deflate")
             return endpoint
         }
         let endpoints = try arguments.string("--url", "ws://127.0.0.1:8080/ws").split(separator: ",").map {
@@ -295,6 +303,7 @@ func main() -> Int32 {
                     duration: try arguments.double("--duration", 5),
                     size: try arguments.int("--size", 100),
                     acks: arguments.flags.contains("--acks"),
+                    textPad: arguments.flags.contains("--text-pad"),
                     mallocCounter: arguments.values["--malloc-count"].map { MallocCounter(path: $0) },
                     reactor: sweeping ? "\(baseReactor)-\(attempt)" : baseReactor,
                     batch: batch,

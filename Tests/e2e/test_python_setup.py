@@ -16,7 +16,7 @@ import pytest
 from conftest import ROOT
 
 DEBIAN_PYTHON = pathlib.Path("/usr/bin/python3")
-PACKAGES_IMPORTED = ["pytest", "selenium", "websockets", "jwt", "cryptography", "jsonpatch"]
+PACKAGES_IMPORTED = ["pytest", "selenium", "websockets", "jwt", "cryptography", "jsonpatch", "rfc8785"]
 
 
 def marked_environment(work: pathlib.Path) -> dict:

@@ -128,6 +128,41 @@ function liveTests() {
     assert.deepEqual(causes.slice(resumed + 1).map(([, v]) => v), [1, 2, 3, 4, 5, 6].slice(causes[resumed][1]));
   });
 
+  // PROTOCOL.md "Checksums": a client that asked checks each frame's sum with Web Crypto; an app
+  // that changes its copy in place is found out at the next patch, and the client joins afresh.
+  test('checksums: a copy changed behind the client\'s back is found, reported, joined afresh and converges', async () => {
+    const address = 'doc/node-checksums';
+    const writer = client('writer');
+    const checked = connect(url, { WebSocket, checksums: true });
+    clients.push(checked);
+    const frames = [];
+    checked.on('frame', (frame) => { if (frame.direction === 'in' && frame.message) frames.push(frame.message); });
+    const handle = await checked.join(address);
+    await writer.hub.join(address);
+    const atVersion = (version) => new Promise((resolve) => {
+      const off = checked.on('state', (changed, _state, info) => { if (changed === address && info.version === version) { off(); resolve(); } });
+    });
+    const first = atVersion(1);
+    await writer.hub.dispatch(address, { type: 'set', path: '/list', value: [1, 2] });
+    await first;
+    handle.confirmedState.list.push(99); // the app's bug: its copy, changed in place
+    const reported = new Promise((resolve) => checked.on('mismatch', resolve));
+    const snapshot = new Promise((resolve) => {
+      const off = checked.on('state', (changed, _state, info) => { if (changed === address && info.cause === 'snapshot') { off(); resolve(); } });
+    });
+    await writer.hub.dispatch(address, { type: 'set', path: '/n', value: 0.5 });
+    const mismatch = await reported;
+    assert.equal(mismatch.address, address);
+    assert.equal(mismatch.version, 2);
+    assert.notEqual(mismatch.expected, mismatch.actual);
+    await snapshot;
+    assert.deepEqual(handle.state, { list: [1, 2], n: 0.5 });
+    assert.equal(checked.mismatches, 1);
+    const joins = frames.filter((message) => message.type === 'snapshot' || message.type === 'patch');
+    assert.deepEqual(joins.map((message) => message.type), ['snapshot', 'patch', 'patch', 'snapshot']);
+    assert.ok(joins.every((message) => /^[0-9a-f]{16}$/.test(message.sum)), JSON.stringify(joins));
+  });
+
   // PROTOCOL.md: a join with since version 41 is answered by `resumed` version 41, and the
   // missed patches (42, 43, …) follow: the resumed version is the one the patches continue from.
   test('`resumed` carries the version the missed patches continue from (PROTOCOL.md example)', async () => {

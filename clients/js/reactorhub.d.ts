@@ -82,6 +82,12 @@ export declare function applyPatch<T = JSONValue>(document: T, patch: readonly P
 export declare function tokenExpiry(token: unknown): number | undefined;
 /** ws(s)://host/ws of the page that the daemon served. */
 export declare function defaultUrl(location?: { protocol: string; host: string }): string;
+/** A JSON value in RFC 8785 (JCS) canonical form: what a state checksum hashes. */
+export declare function canonicalJSON(value: unknown): string;
+/** A SHA-256: the digest of `bytes` (Web Crypto's `crypto.subtle.digest('SHA-256', …)` by default). */
+export type Digest = (bytes: Uint8Array) => ArrayBuffer | Uint8Array | Promise<ArrayBuffer | Uint8Array>;
+/** The checksum the server sends as `sum`: the first 16 hex digits of the SHA-256 of `canonicalJSON(state)`. */
+export declare function stateChecksum(state: unknown, digest?: Digest): Promise<string>;
 
 /** A pure function from a state and an action to the state it predicts; `undefined` (or a
  *  throw) predicts nothing. It must not change its input. */
@@ -203,6 +209,17 @@ export interface Hello {
   reactors: { [kind: string]: { actions: { [type: string]: { [member: string]: string } }; pulses: string[] } };
 }
 
+/** A `sum` from the server that the state held did not match (the client joins afresh). */
+export interface Mismatch {
+  address: string;
+  /** The version whose checksum it was. */
+  version: number;
+  /** The server's `sum`. */
+  expected: string;
+  /** The checksum of the state held. */
+  actual: string;
+}
+
 export interface ClientEvents {
   status: (status: Status, detail: StatusDetail) => void;
   frame: (frame: Frame) => void;
@@ -212,6 +229,7 @@ export interface ClientEvents {
   presence: (address: string, others: PresenceEntry[], info: PresenceInfo) => void;
   pending: (count: number) => void;
   left: (address: string, reason: string) => void;
+  mismatch: (mismatch: Mismatch) => void;
   error: (error: ReactorHubError) => void;
 }
 
@@ -233,6 +251,10 @@ export interface ConnectOptions {
   /** Actions waiting to be sent before `dispatch` rejects with `queue_full` (1000). */
   maxQueuedActions?: number;
   predictors?: Predictors;
+  /** Ask for `sum` on every snapshot, resumed and patch, check it, join afresh on a mismatch. */
+  checksums?: boolean;
+  /** The SHA-256 of the checks (Web Crypto's by default). */
+  digest?: Digest;
   page?: EventTarget | null;
   setTimeout?: (callback: () => void, ms: number) => unknown;
   clearTimeout?: (id: unknown) => void;
@@ -254,6 +276,8 @@ export declare class ReactorHubClient {
   readonly addresses: string[];
   /** This client's unconfirmed actions across reactors. */
   readonly pending: number;
+  /** Checksums (option `checksums`) that the state held did not match. */
+  readonly mismatches: number;
   open(): this;
   on<E extends keyof ClientEvents>(event: E, listener: ClientEvents[E]): () => void;
   off<E extends keyof ClientEvents>(event: E, listener: ClientEvents[E]): void;

@@ -17,7 +17,7 @@ const OPEN = 1;
 /** An error refused by the server (`code` is the protocol's error code: `forbidden`,
  *  `unauthenticated`, …) or raised by the client (`disconnected`, `not_connected`, `closed`, `left`,
  *  `not_joined`, `queue_full`, `invalid_reactor`, `invalid_presence`, `bad_frame`, `bad_patch`,
- *  `timeout`, `token_unavailable`). */
+ *  `timeout`, `token_unavailable`, `checksum_failed`). */
 export class ReactorHubError extends Error {
   constructor(code, message, details = {}) {
     super(message);
@@ -345,7 +345,43 @@ const DEFAULTS = {
   // {KIND: {ACTION_TYPE: (state, action) => newState}}; `doc` is predicted by the client itself
   // unless `{doc: false}`.
   predictors: {},
+  // Ask for a `sum` on every snapshot, resumed and patch (PROTOCOL.md "Checksums"), check each
+  // against the state held, and join afresh on a mismatch (reported: the 'mismatch' event).
+  checksums: false,
 };
+
+/**
+ * A JSON value in the canonical form of RFC 8785 (JCS), the text a state checksum hashes
+ * (PROTOCOL.md "Checksums"): object members sorted by their keys' UTF-16 code units (what
+ * `sort()` compares), no whitespace, numbers and strings as JSON.stringify writes them (numbers
+ * as ECMAScript's Number.prototype.toString, which is the RFC's rule).
+ */
+export function canonicalJSON(value) {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJSON).join(',')}]`;
+  const members = Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonicalJSON(value[key])}`);
+  return `{${members.join(',')}}`;
+}
+
+// Web Crypto's SHA-256 (browsers in a secure context, Node 19 and later), or null.
+function webCryptoDigest() {
+  const subtle = globalThis.crypto?.subtle;
+  return subtle ? (bytes) => subtle.digest('SHA-256', bytes) : null;
+}
+
+/**
+ * The checksum of a state as the server computes its `sum`: the first 16 lower-case hex digits of
+ * the SHA-256 of `canonicalJSON(state)`. `digest` (bytes → ArrayBuffer, or a promise of one)
+ * defaults to Web Crypto's.
+ */
+export async function stateChecksum(state, digest = webCryptoDigest()) {
+  return checksumOfText(canonicalJSON(state), digest);
+}
+
+async function checksumOfText(text, digest) {
+  const hash = new Uint8Array(await digest(new TextEncoder().encode(text)));
+  return Array.from(hash.subarray(0, 8), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
 
 // The page's window in a browser (whose pagehide and pageshow the client follows), else null.
 function browserWindow() {
@@ -454,6 +490,13 @@ export class ReactorHubClient {
     this._random = options.random ?? Math.random;
     this._now = options.now ?? monotonicNow;
     this._wallNow = options.wallNow ?? (() => Date.now());
+    this._digest = options.digest ?? webCryptoDigest();
+    if (this.options.checksums && typeof this._digest !== 'function') {
+      throw new TypeError('reactorhub: checksums need Web Crypto (crypto.subtle: a secure context) or options.digest');
+    }
+    this._checking = Promise.resolve(); // the checksum checks, one after the other in arrival order
+    /** Checksums that did not match the state held (each made the client join afresh). */
+    this.mismatches = 0;
     this.status = 'idle';
     this.hello = null;
     this.user = null;
@@ -484,7 +527,7 @@ export class ReactorHubClient {
 
   // -- events ----------------------------------------------------------------------------------
 
-  /** Subscribes to 'status', 'frame', 'hello', 'state', 'pulse', 'presence', 'left' or 'error'; returns an unsubscribe function. */
+  /** Subscribes to 'status', 'frame', 'hello', 'state', 'pulse', 'presence', 'pending', 'left', 'mismatch' or 'error'; returns an unsubscribe function. */
   on(event, listener) {
     if (!this._listeners.has(event)) this._listeners.set(event, new Set());
     this._listeners.get(event).add(listener);
@@ -926,6 +969,8 @@ export class ReactorHubClient {
     }
     entry = {
       address, state: undefined, epoch: null, version: null, handlers: new Set([handlers]), resyncing: false, settled: false,
+      copy: 0,             // counts the snapshots: which copy a checksum check is about
+      mismatched: -1,      // the copy a mismatch was last reported for (once per copy)
       confirmed: undefined, // the server's state at `version`; `state` is what is shown (predictions on top)
       actions: [],          // this client's pending actions here, in sending order
       presence: new Map(), // session -> {session, user, state}, everyone's (ours too)
@@ -953,6 +998,7 @@ export class ReactorHubClient {
   _sendJoin(entry, resume) {
     const ref = this._nextRef++;
     const message = { type: 'join', reactor: entry.address, ref };
+    if (this.options.checksums) message.checksums = true;
     if (resume && entry.state !== undefined && entry.epoch !== null) {
       message.since = { epoch: entry.epoch, version: entry.version };
     }
@@ -1303,6 +1349,8 @@ export class ReactorHubClient {
     entry.epoch = message.epoch;
     entry.version = message.version;
     entry.resyncing = false;
+    entry.copy += 1;
+    this._check(entry, message, false);
     this._dropConfirmed(entry);
     this._rebase(entry);
     this._notify(entry, 'snapshot');
@@ -1324,6 +1372,7 @@ export class ReactorHubClient {
       return;
     }
     entry.resyncing = false;
+    if (message.version === entry.version) this._check(entry, message);
     this._notify(entry, 'resumed', { target: message.version });
     this._rebuildPresence(entry, message, 'resumed');
     this._presenceLive(entry);
@@ -1350,10 +1399,37 @@ export class ReactorHubClient {
     // Every patch rebases: the shown state is the new confirmed one with what is still pending.
     entry.confirmed = state;
     entry.version = message.version;
+    this._check(entry, message);
     this._dropConfirmed(entry);
     this._rebase(entry);
     this._notify(entry, 'patch', { patch: message.patch });
     this._announcePending();
+  }
+
+  // Checks the `sum` of a snapshot, resumed or patch against the confirmed state now held (its
+  // canonical text taken now: a later change of the copy must not hide this one). The digest is
+  // asynchronous; checks run in arrival order. A mismatch is reported once per copy, counted, and
+  // the reactor joined afresh, unless a snapshot replaced that copy meanwhile, or `rejoin` is false:
+  // a snapshot is the server's state itself, which another one cannot mend (no join loop).
+  _check(entry, message, rejoin = true) {
+    if (!this.options.checksums || typeof message.sum !== 'string') return;
+    const text = canonicalJSON(entry.confirmed);
+    const copy = entry.copy;
+    const { version, sum: expected } = message;
+    this._checking = this._checking
+      .then(() => checksumOfText(text, this._digest))
+      .then((actual) => {
+        if (actual === expected || entry.mismatched === copy) return;
+        entry.mismatched = copy;
+        this.mismatches += 1;
+        this._emit('mismatch', { address: entry.address, version, expected, actual });
+        if (!rejoin || this._reactors.get(entry.address) !== entry || entry.copy !== copy) return;
+        entry.resyncing = false; // a resume in flight would only bring patches onto this copy
+        this._resync(entry, false);
+      })
+      .catch((error) => {
+        this._emit('error', new ReactorHubError('checksum_failed', `the checksum of ${entry.address} at ${version} could not be computed: ${error?.message ?? error}`, { reactor: entry.address }));
+      });
   }
 
   _onPulse(message) {

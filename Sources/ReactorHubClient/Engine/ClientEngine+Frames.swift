@@ -74,6 +74,8 @@ extension ClientEngine {
         }
         entry.replica.applySnapshot(state: state, epoch: epoch, version: version)
         entry.resyncing = false
+        entry.diverged = false
+        check(entry, object, rejoin: false)
         entry.presence.publish(PresenceView(snapshot: object))
         // Pending actions are replayed on the new state, in another epoch too; those acknowledged
         // in a history that is gone are not pending any more.
@@ -92,6 +94,7 @@ extension ClientEngine {
         let version = object["version"]?.intValue ?? -1
         switch entry.replica.resume(epoch: epoch, version: version) {
         case .accept:
+            if version == entry.replica.version { check(entry, object) }
             entry.presence.publish(PresenceView(snapshot: object))
             if reply.answersJoin {
                 joined(entry)
@@ -125,6 +128,7 @@ extension ClientEngine {
         else { return }
         switch entry.replica.applyPatch(version: version, base: object["base"]?.intValue, patch: patch) {
         case .applied:
+            check(entry, object)
             settle(entry, cause: .patch)
         case .stale, .notReady:
             break
@@ -134,6 +138,27 @@ extension ClientEngine {
             logger.warning("a patch does not apply; joining afresh", metadata: ["reactor": address, "version": String(version), "error": reason])
             resync(entry, resume: false)
         }
+    }
+
+    /// The `sum` of a snapshot, `resumed` or patch against the copy now held (with
+    /// `HubClientOptions.checksums`): a copy that does not match is reported, once until a
+    /// snapshot replaces it, and the reactor joined afresh (not resumed: the copy is wrong),
+    /// unless `rejoin` is false: a snapshot is the server's state itself, and one that does
+    /// not match cannot be mended by another (no join loop).
+    private func check(_ entry: ReactorEntry, _ object: JSONObject, rejoin: Bool = true) {
+        guard options.checksums, !entry.diverged, let expected = object["sum"]?.stringValue, let state = entry.replica.state else { return }
+        let computed = checksum.sum(of: state)
+        guard computed != expected else { return }
+        entry.diverged = true
+        let mismatch = ChecksumMismatch(reactor: entry.address, version: entry.replica.version, expected: expected, computed: computed)
+        logger.warning(
+            "the state held does not match the server's checksum; joining afresh",
+            metadata: ["reactor": entry.address, "version": String(mismatch.version), "expected": expected, "computed": computed]
+        )
+        mismatches.report(mismatch)
+        guard rejoin else { return }
+        entry.resyncing = false
+        resync(entry, resume: false)
     }
 
     private func onPulse(_ object: JSONObject) {

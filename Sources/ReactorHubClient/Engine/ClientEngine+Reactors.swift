@@ -67,7 +67,7 @@ extension ClientEngine {
         let ref = makeRef()
         requests[ref] = .join(address: entry.address)
         entry.joinRef = ref
-        send(ClientFrames.join(entry.address, ref: ref, since: resume ? entry.replica.resumePoint : nil))
+        send(ClientFrames.join(entry.address, ref: ref, since: resume ? entry.replica.resumePoint : nil, checksums: options.checksums))
     }
 
     /// The copy missed something (`resume`: join with `since`) or went wrong (join afresh);

@@ -1,5 +1,6 @@
 import Foundation
 import ReactorHubJSON
+import ReactorHubProtocol
 import ReactorHubLogging
 
 /// The client's one serial context: the connection and its reconnects, the reactors it
@@ -31,6 +32,10 @@ actor ClientEngine {
     let ownsSocket: Bool
     let tokenSource: TokenSource?
     nonisolated let board = StatusBoard()
+    nonisolated let mismatches = MismatchBoard()
+    /// How state checksums are computed: the protocol's rule on the portable SHA-256
+    /// (libcrypto belongs to a server module; this client also builds on Apple platforms).
+    let checksum = StateChecksum()
 
     // The connection.
     var connection: (any ClientSocketConnection)?
@@ -297,5 +302,6 @@ actor ClientEngine {
             entry.publisher.finish(failure)
         }
         board.set(.closed)
+        mismatches.close()
     }
 }

@@ -2,12 +2,15 @@ import ReactorHubJSON
 
 /// The client's messages (PROTOCOL.md, "Client to server"), written as compact JSON.
 enum ClientFrames {
-    static func join(_ address: String, ref: Int, since: (epoch: String, version: Int)?) -> [UInt8] {
+    static func join(_ address: String, ref: Int, since: (epoch: String, version: Int)?, checksums: Bool = false) -> [UInt8] {
         var writer = JSONWriter()
         writer.writeRaw(#"{"type":"join","reactor":"#)
         writer.writeString(address)
         writer.writeRaw(#","ref":"#)
         writer.writeInt(ref)
+        if checksums {
+            writer.writeRaw(#","checksums":true"#)
+        }
         if let since {
             writer.writeRaw(#","since":{"epoch":"#)
             writer.writeString(since.epoch)

@@ -15,6 +15,8 @@ final class ReactorEntry {
     var joinedOn: Int?
     /// A re-join for a gap or a broken patch is on its way.
     var resyncing = false
+    /// The copy held did not match a checksum: reported once, until a snapshot replaces it.
+    var diverged = false
     /// Handles that use the entry; it is left when the last one leaves.
     var subscribers = 0
     /// Joins waiting for the first state.

@@ -13,8 +13,12 @@ package protocol HubInstance: AnyObject, Sendable {
 
     /// Subscribes `output` and answers with a snapshot, or with `resumed` and the missed
     /// patches when `since` can be served from history. Atomic with respect to patches.
-    /// Returns the refusal of a join the kind's own rule does not allow (nothing was sent).
-    func join(_ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?, sender: Sender) -> ProtocolError?
+    /// With `checksums`, its snapshots, `resumed` and patches carry `sum` (the latest
+    /// join's choice holds). Returns the refusal of a join the kind's own rule does not
+    /// allow (nothing was sent).
+    func join(
+        _ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?, checksums: Bool, sender: Sender
+    ) -> ProtocolError?
     /// Unsubscribes `id`; returns whether it was subscribed.
     @discardableResult
     func leave(_ id: ConnectionID) -> Bool
@@ -36,10 +40,10 @@ package protocol HubInstance: AnyObject, Sendable {
     func inspect(history: Int) -> InstanceInspection
     /// Detaches every subscriber and returns them, and publishes nothing from now on (the
     /// instance is replaced: its effects still running must not reach the store).
-    func retire() -> [ConnectionOutput]
+    func retire() -> [Subscriber]
     /// Subscribes the connections of the instance this one replaced (a reset) and sends
     /// each a snapshot, counted as `reset` rather than as a join.
-    func adopt(_ outputs: [ConnectionOutput])
+    func adopt(_ subscribers: [Subscriber])
     /// The hub dropped the instance from memory (idle eviction): release what it holds
     /// outside the process (a cluster lease, a subscription).
     func evicted()
@@ -57,6 +61,17 @@ package protocol HubInstance: AnyObject, Sendable {
 extension HubInstance {
     package func evicted() {}
     package var isOwner: Bool { true }
+}
+
+/// A connection subscribed to an instance, and whether it asked for checksums.
+package struct Subscriber: Sendable {
+    package var output: ConnectionOutput
+    package var checksums: Bool
+
+    package init(_ output: ConnectionOutput, checksums: Bool) {
+        self.output = output
+        self.checksums = checksums
+    }
 }
 
 /// What the admin API shows of an instance.
@@ -79,16 +94,13 @@ extension ViewedInstance {
     package var stream: StreamID { view.stream }
     package var subscriberCount: Int { view.subscriberCount }
 
-    package func join(_ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?) {
-        view.join(output, ref: ref, since: since)
-    }
 
     package func resync(_ id: ConnectionID) {
         view.resync(id)
     }
 
-    package func adopt(_ outputs: [ConnectionOutput]) {
-        view.adopt(outputs)
+    package func adopt(_ subscribers: [Subscriber]) {
+        view.adopt(subscribers)
     }
 
     package func inspect(history: Int) -> InstanceInspection {

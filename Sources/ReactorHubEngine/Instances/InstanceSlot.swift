@@ -10,7 +10,8 @@ import ReactorHubLocking
 package final class InstanceSlot: Sendable {
     /// A request that reached the slot while its instance was loading.
     package enum Pending: Sendable {
-        case join(ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?, sender: Sender)
+        /// `checksums`: the join asked for a `sum` on the frames (PROTOCOL.md "Checksums").
+        case join(ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?, sender: Sender, checksums: Bool = false)
         case action(ConnectionOutput, payload: JSONValue, id: String?, ref: Ref?, receivedAt: ContinuousClock.Instant, sender: Sender)
         /// A presence state (compact JSON; nil clears it) of a user.
         case presence(ConnectionOutput, user: String?, state: [UInt8]?, ref: Ref?)

@@ -8,25 +8,36 @@ extension InstanceView {
     /// one frame per version, or, for a run of more than `coalescingThreshold`, as frames
     /// spanning several versions. A patch must continue the view (its base is the view's
     /// version); one that does not, or whose operations do not apply, stops the run there.
+    /// While a subscriber asks for checksums (or lately did), each version's `sum` is
+    /// computed once, kept with its frame, and those subscribers get frames that carry it.
     @discardableResult
     package func apply(_ records: some Collection<LogRecord>) -> ApplyEnd {
         contents.withLock { contents in
-            // What every subscriber gets, in order, handed to delivery once at the end.
-            // Patches go in as they come; a run longer than the coalescing threshold is
-            // merged in place when it ends (one array per burst, however it is made up).
+            // What every subscriber gets, in order, handed to delivery once at the end; the
+            // same with sums for those who asked. Patches go in as they come; a run longer
+            // than the coalescing threshold is merged in place when it ends (one array per
+            // burst, however it is made up).
+            let summing = !contents.summed.isEmpty
             var outgoing: [Outgoing] = []
             outgoing.reserveCapacity(records.count)
+            var summedOutgoing: [Outgoing] = []
+            if summing { summedOutgoing.reserveCapacity(records.count) }
             var run: [PatchFrame] = []
+            var summedRun: [PatchFrame] = []
             var runStart = 0
+            var summedRunStart = 0
             func flush() {
                 if run.count > Self.coalescingThreshold {
                     outgoing.replaceSubrange(runStart..., with: coalesced(run))
+                    if summing { summedOutgoing.replaceSubrange(summedRunStart..., with: coalesced(summedRun)) }
                 }
                 run.removeAll(keepingCapacity: true)
+                summedRun.removeAll(keepingCapacity: true)
             }
             defer {
                 flush()
-                if !outgoing.isEmpty { context.delivery.send(outgoing, to: contents.subscribers) }
+                if !outgoing.isEmpty { context.delivery.send(outgoing, to: contents.plain) }
+                if summing, !summedOutgoing.isEmpty { context.delivery.send(summedOutgoing, to: contents.summed) }
             }
             for (offset, record) in records.enumerated() {
                 switch record {
@@ -35,6 +46,7 @@ extension InstanceView {
                 case .pulse(let message):
                     flush()
                     outgoing.append(.pulse(stream, message))
+                    if summing { summedOutgoing.append(.pulse(stream, message)) }
                 case .patch(let frame, let state, let reply):
                     guard frame.base == contents.version else {
                         return .gap(at: offset)
@@ -48,15 +60,24 @@ extension InstanceView {
                         return .broken(at: offset)
                     }
                     if let reply { deliver(reply) }
+                    let sum = contents.sumsVersions ? context.checksum.sum(of: next) : nil
+                    if contents.summed.isEmpty, contents.summingTail > 0 { contents.summingTail -= 1 }
                     contents.state = next
                     contents.version = frame.version
                     contents.stateText = nil
-                    contents.history.append(frame)
+                    contents.sum = sum
+                    contents.history.append(frame, sum: sum)
+                    let summedFrame = summing ? sum.map { frame.summed($0) } : nil
                     if records.count > Self.coalescingThreshold {
-                        if run.isEmpty { runStart = outgoing.count }
+                        if run.isEmpty {
+                            runStart = outgoing.count
+                            summedRunStart = summedOutgoing.count
+                        }
                         run.append(frame)
+                        if let summedFrame { summedRun.append(summedFrame) }
                     }
                     outgoing.append(.patch(stream, frame))
+                    if let summedFrame { summedOutgoing.append(.patch(stream, summedFrame)) }
                 }
             }
             return .complete
@@ -76,11 +97,17 @@ extension InstanceView {
             contents.version = start.version
             contents.state = start.state
             contents.stateText = nil
+            contents.sum = nil
             contents.history = history
             contents.stale = false
             guard changed, !contents.subscribers.isEmpty else { return }
             context.metrics.snapshots.increment("resync")
-            context.delivery.send([.snapshot(stream, snapshot(&contents, ref: nil))], to: contents.subscribers)
+            if !contents.plain.isEmpty {
+                context.delivery.send([.snapshot(stream, snapshot(&contents, ref: nil))], to: contents.plain)
+            }
+            if !contents.summed.isEmpty {
+                context.delivery.send([.snapshot(stream, snapshot(&contents, ref: nil, checksums: true))], to: contents.summed)
+            }
         }
     }
 

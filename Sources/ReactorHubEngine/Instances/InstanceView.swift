@@ -29,12 +29,20 @@ package final class InstanceView: Sendable {
     }
 
     package struct Contents {
-        package var subscribers: [ConnectionOutput] = []
+        /// The subscribers that get frames as they are.
+        package var plain: [ConnectionOutput] = []
+        /// The subscribers that asked for checksums: their frames carry `sum`.
+        package var summed: [ConnectionOutput] = []
         package var epoch: String
         package var version: Int
         package var state: JSONValue
         /// The compact text of `state`, built on the first join after a change.
         package var stateText: [UInt8]?
+        /// The checksum of `state`, once computed (nil: not yet).
+        package var sum: String?
+        /// Versions still summed with no subscriber asking: the history's length once the
+        /// last one left, so that it can resume with checksums.
+        package var summingTail = 0
         package var history: PatchHistory
         /// The log no longer holds the instance (Redis lost it): no resume until a new epoch.
         package var stale = false
@@ -83,7 +91,7 @@ package final class InstanceView: Sendable {
     }
 
     package var subscriberCount: Int {
-        contents.withLock { $0.subscribers.count }
+        contents.withLock { $0.plain.count + $0.summed.count }
     }
 
     /// The epoch and version the view holds.
@@ -95,30 +103,51 @@ package final class InstanceView: Sendable {
 
     /// Subscribes `output` and answers with a snapshot, or with `resumed` and the missed
     /// patches when `since` can be served from history; returns whether `output` was not
-    /// subscribed before (a join, not a connection joining again).
+    /// subscribed before (a join, not a connection joining again). With `checksums`, those
+    /// frames and every later one carry `sum` (the latest join's choice holds); a resume
+    /// whose versions were not all summed gets a snapshot.
     @discardableResult
-    package func join(_ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?) -> Bool {
+    package func join(_ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?, checksums: Bool = false) -> Bool {
         contents.withLock { contents in
-            let wasSubscribed = contents.subscribers.contains { $0 === output }
-            if !wasSubscribed {
-                contents.subscribers.append(output)
-            }
+            let previous = contents.remove(output)
+            let wasSubscribed = previous != nil
+            contents.add(output, checksums: checksums)
+            if previous == .summed { contents.keepSumming(for: context.historyCapacity) }
             if let since, !wasSubscribed, !contents.stale, since.epoch == contents.epoch, since.version <= contents.version,
-               let missed = contents.history.frames(after: since.version, current: contents.version)
+               let missed = resumption(from: since.version, &contents, checksums: checksums)
             {
                 // `resumed` names the version the client holds; the missed patches continue from it.
                 let resumed = context.codec.resumed(
-                    addressText, ref: ref, epoch: contents.epoch, version: since.version, presence: presence.snapshot()
+                    addressText, ref: ref, epoch: contents.epoch, version: since.version, presence: presence.snapshot(), sum: missed.sum
                 )
-                context.delivery.send([.snapshot(stream, resumed)] + missed.map { .patch(stream, $0) }, to: [output])
+                context.delivery.send([.snapshot(stream, resumed)] + missed.frames.map { .patch(stream, $0) }, to: [output])
                 context.metrics.resumes.increment("resumed")
                 return true
             }
             if since != nil { context.metrics.resumes.increment("snapshot") }
             context.metrics.snapshots.increment("join")
-            context.delivery.send(.snapshot(stream, snapshot(&contents, ref: ref)), to: output)
+            context.delivery.send(.snapshot(stream, snapshot(&contents, ref: ref, checksums: checksums)), to: output)
             return !wasSubscribed
         }
+    }
+
+    /// The frames after `version` (with their sums for a client that asked) and the sum of
+    /// `version` itself, or nil when history no longer holds them all, or holds them
+    /// without the sums a client that asked needs.
+    private func resumption(
+        from version: Int, _ contents: inout Contents, checksums: Bool
+    ) -> (frames: [PatchFrame], sum: String?)? {
+        guard let missed = contents.history.entries(after: version, current: contents.version) else { return nil }
+        guard checksums else { return (missed.map(\.frame), nil) }
+        let sum = version == contents.version ? currentSum(&contents) : contents.history.sum(at: version)
+        guard let sum else { return nil }
+        var frames: [PatchFrame] = []
+        frames.reserveCapacity(missed.count)
+        for entry in missed {
+            guard let frameSum = entry.sum else { return nil }
+            frames.append(entry.frame.summed(frameSum))
+        }
+        return (frames, sum)
     }
 
     /// The committed state, as JSON (a kind's join rule reads it).
@@ -129,8 +158,8 @@ package final class InstanceView: Sendable {
     /// Unsubscribes `id`; returns whether it was subscribed.
     package func leave(_ id: ConnectionID) -> Bool {
         contents.withLock { contents in
-            guard let index = contents.subscribers.firstIndex(where: { $0.id == id }) else { return false }
-            contents.subscribers.remove(at: index)
+            guard let subscriber = contents.subscriber(id) else { return false }
+            if contents.remove(subscriber.output) == .summed { contents.keepSumming(for: context.historyCapacity) }
             return true
         }
     }
@@ -138,29 +167,34 @@ package final class InstanceView: Sendable {
     /// Sends a fresh snapshot to `id` if it is still subscribed (after its lag).
     package func resync(_ id: ConnectionID) {
         contents.withLock { contents in
-            guard let output = contents.subscribers.first(where: { $0.id == id }) else { return }
+            guard let subscriber = contents.subscriber(id) else { return }
             context.metrics.snapshots.increment("resync")
-            context.delivery.send(.snapshot(stream, snapshot(&contents, ref: nil)), to: output)
+            let message = snapshot(&contents, ref: nil, checksums: subscriber.checksums)
+            context.delivery.send(.snapshot(stream, message), to: subscriber.output)
         }
     }
 
     /// Subscribes the connections of the instance this one replaced (a reset), each with a
     /// snapshot counted as `reset`.
-    package func adopt(_ outputs: [ConnectionOutput]) {
+    package func adopt(_ subscribers: [Subscriber]) {
         contents.withLock { contents in
-            for output in outputs where !contents.subscribers.contains(where: { $0 === output }) {
-                contents.subscribers.append(output)
+            for subscriber in subscribers where contents.subscriber(subscriber.output.id) == nil {
+                contents.add(subscriber.output, checksums: subscriber.checksums)
                 context.metrics.snapshots.increment("reset")
-                context.delivery.send(.snapshot(stream, snapshot(&contents, ref: nil)), to: output)
+                let message = snapshot(&contents, ref: nil, checksums: subscriber.checksums)
+                context.delivery.send(.snapshot(stream, message), to: subscriber.output)
             }
         }
     }
 
     /// Detaches every subscriber and returns them.
-    package func retire() -> [ConnectionOutput] {
+    package func retire() -> [Subscriber] {
         contents.withLock { contents in
-            defer { contents.subscribers = [] }
-            return contents.subscribers
+            defer {
+                contents.plain = []
+                contents.summed = []
+            }
+            return contents.plain.map { Subscriber($0, checksums: false) } + contents.summed.map { Subscriber($0, checksums: true) }
         }
     }
 
@@ -174,7 +208,8 @@ package final class InstanceView: Sendable {
         }
     }
 
-    package func snapshot(_ contents: inout Contents, ref: Ref?) -> OutboundMessage {
+    /// A snapshot of the state held, with its `sum` when `checksums`.
+    package func snapshot(_ contents: inout Contents, ref: Ref?, checksums: Bool = false) -> OutboundMessage {
         let text: [UInt8]
         if let cached = contents.stateText {
             text = cached
@@ -185,8 +220,17 @@ package final class InstanceView: Sendable {
             contents.stateText = text
         }
         return context.codec.snapshot(
-            addressText, ref: ref, epoch: contents.epoch, version: contents.version, state: text, presence: presence.snapshot()
+            addressText, ref: ref, epoch: contents.epoch, version: contents.version, state: text, presence: presence.snapshot(),
+            sum: checksums ? currentSum(&contents) : nil
         )
+    }
+
+    /// The checksum of the state held, computed once per version.
+    package func currentSum(_ contents: inout Contents) -> String {
+        if let sum = contents.sum { return sum }
+        let sum = context.checksum.sum(of: contents.state)
+        contents.sum = sum
+        return sum
     }
 
     // MARK: Presence
@@ -215,5 +259,55 @@ package final class InstanceView: Sendable {
     /// Sends `message` to `output` (a reply that does not go through the log: a presence ack).
     package func reply(_ message: OutboundMessage, to output: ConnectionOutput) {
         context.delivery.send(.reply(message), to: output)
+    }
+}
+
+extension InstanceView.Contents {
+    /// Every subscriber.
+    package var subscribers: [ConnectionOutput] {
+        summed.isEmpty ? plain : plain + summed
+    }
+
+    /// The subscriber `id` and whether it asked for checksums, if it is subscribed.
+    package func subscriber(_ id: ConnectionID) -> Subscriber? {
+        if let output = plain.first(where: { $0.id == id }) { return Subscriber(output, checksums: false) }
+        return summed.first(where: { $0.id == id }).map { Subscriber($0, checksums: true) }
+    }
+
+    /// Subscribes `output`, with or without checksums.
+    mutating func add(_ output: ConnectionOutput, checksums: Bool) {
+        if checksums {
+            summed.append(output)
+        } else {
+            plain.append(output)
+        }
+    }
+
+    /// How a removed subscriber was subscribed.
+    enum Removed {
+        case plain, summed
+    }
+
+    /// Unsubscribes `output`; returns how it was subscribed (nil: it was not).
+    mutating func remove(_ output: ConnectionOutput) -> Removed? {
+        if let index = plain.firstIndex(where: { $0 === output }) {
+            plain.remove(at: index)
+            return .plain
+        }
+        guard let index = summed.firstIndex(where: { $0 === output }) else { return nil }
+        summed.remove(at: index)
+        return .summed
+    }
+
+    /// A subscriber that asked for checksums left: once none asks, versions are still
+    /// summed `versions` more times, so that it can resume with them within the history's
+    /// reach.
+    mutating func keepSumming(for versions: Int) {
+        if summed.isEmpty { summingTail = versions }
+    }
+
+    /// Whether the next version's checksum is computed (someone asks, or asked lately).
+    var sumsVersions: Bool {
+        !summed.isEmpty || summingTail > 0
     }
 }

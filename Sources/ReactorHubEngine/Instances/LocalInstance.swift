@@ -71,12 +71,14 @@ package final class LocalInstance<R: Reactor>: ViewedInstance, Sendable where R.
         owner.isIdle && log.isSettled
     }
 
-    package func join(_ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?, sender: Sender) -> ProtocolError? {
+    package func join(
+        _ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?, checksums: Bool, sender: Sender
+    ) -> ProtocolError? {
         let view = self.view
         if let refusal = JoinRule.refusal(by: owner.runtime.reactor, of: sender, state: { view.committedState }) {
             return refusal
         }
-        if view.join(output, ref: ref, since: since), let membership = members.join(output.id, sender) {
+        if view.join(output, ref: ref, since: since, checksums: checksums), let membership = members.join(output.id, sender) {
             owner.send(membership)
         }
         return nil
@@ -115,7 +117,7 @@ package final class LocalInstance<R: Reactor>: ViewedInstance, Sendable where R.
         }
     }
 
-    package func retire() -> [ConnectionOutput] {
+    package func retire() -> [Subscriber] {
         owner.retire()
         return view.retire()
     }

@@ -168,12 +168,12 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
 
     var isOwner: Bool { isOwned }
 
-    func join(_ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?, sender: Sender) -> ProtocolError? {
+    func join(_ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?, checksums: Bool, sender: Sender) -> ProtocolError? {
         let view = self.view
         if let refusal = JoinRule.refusal(by: rules, of: sender, state: { view.committedState }) {
             return refusal
         }
-        if view.join(output, ref: ref, since: since), members.join(output.id, sender) != nil {
+        if view.join(output, ref: ref, since: since, checksums: checksums), members.join(output.id, sender) != nil {
             forwardMembership(.joined, sender)
         }
         return nil
@@ -209,7 +209,7 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
         return nil
     }
 
-    func retire() -> [ConnectionOutput] {
+    func retire() -> [Subscriber] {
         view.retire()
     }
 

@@ -6,7 +6,9 @@ internal import CLibWebSockets
 ///
 /// Each message becomes a complete, unmasked RFC 6455 text frame (FIN, opcode 1, the
 /// shortest length encoding), exactly what libwebsockets writes for `LWS_WRITE_TEXT`
-/// without extensions (the server negotiates none); the buffer is then written as it is.
+/// (lws runs no extension: permessage-deflate is the server's own), or, for a message
+/// compressed for permessage-deflate, the same with RSV1 set; the buffer is then written
+/// as it is.
 /// One batch serves every connection of the service thread in turn: libwebsockets copies
 /// whatever the socket does not take, so the buffer is free again once a write returns.
 ///
@@ -36,32 +38,23 @@ final class FrameBatch: @unchecked Sendable {
         message.count <= messageLimit
     }
 
+    /// The first byte of a final text frame, plain or compressed (RSV1).
+    static func textFrameByte(compressed: Bool) -> UInt8 {
+        compressed ? 0xC1 : 0x81
+    }
+
     /// Whether `message`, framed, still fits.
     func fits(_ message: OutboundMessage) -> Bool {
         count + Self.headerSize(message.count) + message.count <= capacity
     }
 
-    /// Frames `message` after the others; it must fit.
-    func append(_ message: OutboundMessage) {
+    /// Frames `message` after the others, as a text frame (with RSV1 when `compressed`:
+    /// its bytes are compressed); it must fit.
+    func append(_ message: OutboundMessage, compressed: Bool = false) {
         precondition(fits(message))
         var at = storage + LWSHeadroom.bytes + count
         let length = message.count
-        at[0] = 0x81
-        if length < 126 {
-            at[1] = UInt8(length)
-            at += 2
-        } else if length <= 0xFFFF {
-            at[1] = 126
-            at[2] = UInt8(length >> 8)
-            at[3] = UInt8(length & 0xFF)
-            at += 4
-        } else {
-            at[1] = 127
-            for index in 0..<8 {
-                at[2 + index] = UInt8((length >> (8 * (7 - index))) & 0xFF)
-            }
-            at += 10
-        }
+        at += Self.writeHeader(at, first: Self.textFrameByte(compressed: compressed), length: length)
         message.withBytes { bytes in
             if let base = bytes.baseAddress { at.update(from: base.assumingMemoryBound(to: UInt8.self), count: length) }
         }
@@ -83,5 +76,25 @@ final class FrameBatch: @unchecked Sendable {
 
     static func headerSize(_ length: Int) -> Int {
         length < 126 ? 2 : length <= 0xFFFF ? 4 : 10
+    }
+
+    /// Writes an unmasked frame header (`first`: FIN, RSV and opcode; the shortest length
+    /// encoding) at `at`; returns its size.
+    static func writeHeader(_ at: UnsafeMutablePointer<UInt8>, first: UInt8, length: Int) -> Int {
+        at[0] = first
+        if length < 126 {
+            at[1] = UInt8(length)
+            return 2
+        } else if length <= 0xFFFF {
+            at[1] = 126
+            at[2] = UInt8(length >> 8)
+            at[3] = UInt8(length & 0xFF)
+            return 4
+        }
+        at[1] = 127
+        for index in 0..<8 {
+            at[2 + index] = UInt8((length >> (8 * (7 - index))) & 0xFF)
+        }
+        return 10
     }
 }

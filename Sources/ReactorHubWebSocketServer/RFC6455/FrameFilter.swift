@@ -69,6 +69,9 @@ struct FrameFilter {
             buffer[ping.offset] = 0x8A
             pongs.append(ping.payload)
         }
+        for rewrite in outcome.rewrites {
+            buffer[rewrite.offset] = rewrite.byte
+        }
         if pongs.count > Self.maximumPongs {
             pongs.removeFirst(pongs.count - Self.maximumPongs)
         }
@@ -79,6 +82,16 @@ struct FrameFilter {
             held = Array(buffer[outcome.releasable..<window])
         }
         return outcome.releasable == 0 ? .wouldBlock : .count(outcome.releasable)
+    }
+
+    /// From now on, messages may be compressed (permessage-deflate was negotiated).
+    mutating func acceptCompressedMessages() {
+        gate.acceptsCompressedMessages = true
+    }
+
+    /// How the oldest message not yet taken began (`FrameGate.messageStarts`).
+    mutating func takeMessageStart() -> FrameGate.MessageStart? {
+        gate.takeMessageStart()
     }
 
     /// Takes the pongs owed, oldest first.

@@ -12,8 +12,13 @@ import ReactorHubProtocol
 ///
 /// Bytes are released to lws as soon as they cannot be part of a violation: a frame's
 /// header is held until it is whole, a control frame until its payload is whole (at most
-/// 14 + 125 bytes); data payloads pass at once. No extension is negotiated, so every
-/// reserved bit must be 0.
+/// 14 + 125 bytes); data payloads pass at once. Every reserved bit must be 0, except RSV1
+/// on the first frame of a message once permessage-deflate was negotiated
+/// (`acceptsCompressedMessages`): such a message is compressed (RFC 7692 section 6), and
+/// since libwebsockets knows nothing of the extension (it would refuse RSV1, and check the
+/// compressed bytes as UTF-8), the gate clears the bit and makes a text frame binary as
+/// lws sees it (`Outcome.rewrites`); how each message began, compressed or not, text or
+/// binary, waits in `messageStarts` for the layer that inflates it.
 struct FrameGate: Equatable {
     /// Why the connection must be failed, and the close frame that says so.
     struct Failure: Equatable, Sendable {
@@ -28,6 +33,21 @@ struct FrameGate: Equatable {
         var payload: [UInt8]
     }
 
+    /// A byte of the stream to change before lws parses it: where it is among the bytes
+    /// of the outcome, and its new value.
+    struct Rewrite: Equatable {
+        var offset: Int
+        var byte: UInt8
+    }
+
+    /// How a message began on the wire.
+    struct MessageStart: Equatable {
+        /// RSV1 was set: the payload is compressed (permessage-deflate).
+        var compressed: Bool
+        /// The opcode was binary (a compressed text message reaches lws as binary).
+        var binary: Bool
+    }
+
     /// What feeding bytes gave.
     struct Outcome: Equatable {
         /// How many bytes, counted from the oldest byte not yet released, may go on to
@@ -38,6 +58,8 @@ struct FrameGate: Equatable {
         var failure: Failure?
         /// The pings among the releasable bytes, in order.
         var pings: [Ping] = []
+        /// Header bytes among the releasable bytes to change before lws reads them.
+        var rewrites: [Rewrite] = []
     }
 
     /// The most bytes the gate ever holds back: a whole control frame.
@@ -69,13 +91,33 @@ struct FrameGate: Equatable {
     private(set) var peerCloseCode: UInt16?
     /// Set by `finishControlFrame` when the frame it finished was a ping.
     private var finishedPing = false
+    /// Messages may be compressed (RSV1 on their first frame): permessage-deflate was negotiated.
+    var acceptsCompressedMessages = false
+    /// How each message whose first frame was released began, oldest first (kept only
+    /// with `acceptsCompressedMessages`).
+    private(set) var messageStarts: [MessageStart] = []
+    private var messageStartsHead = 0
+    /// Set by `readHeader` when the header it finished must be rewritten: the new first
+    /// byte and the header's length.
+    private var finishedRewrite: HeaderRewrite?
+
+    private struct HeaderRewrite: Equatable {
+        var byte: UInt8
+        var length: Int
+    }
 
     /// Feeds the next bytes of the stream.
     mutating func feed(_ bytes: UnsafeRawBufferPointer) -> Outcome {
         let heldBefore = held
         var index = 0
         var pings: [Ping] = []
+        var rewrites: [Rewrite] = []
         func notePing() {
+            if let rewrite = finishedRewrite {
+                finishedRewrite = nil
+                // The header just finished, all of it held until now.
+                rewrites.append(Rewrite(offset: heldBefore + index - rewrite.length, byte: rewrite.byte))
+            }
             guard finishedPing else { return }
             finishedPing = false
             // A control frame's header is 6 bytes (masked, 7-bit length), all of it held.
@@ -95,7 +137,7 @@ struct FrameGate: Equatable {
                 header.append(bytes[index])
                 index += 1
                 if let failure = readHeader() {
-                    return fail(failure, heldBefore: heldBefore, consumed: index, pings: pings)
+                    return fail(failure, heldBefore: heldBefore, consumed: index, pings: pings, rewrites: rewrites)
                 }
                 notePing()
             case .controlPayload(let opcode, let remaining):
@@ -108,20 +150,32 @@ struct FrameGate: Equatable {
                 if taken < remaining {
                     phase = .controlPayload(opcode: opcode, remaining: remaining - taken)
                 } else if let failure = finishControlFrame(opcode) {
-                    return fail(failure, heldBefore: heldBefore, consumed: index, pings: pings)
+                    return fail(failure, heldBefore: heldBefore, consumed: index, pings: pings, rewrites: rewrites)
                 } else {
                     notePing()
                 }
             }
         }
-        return Outcome(releasable: heldBefore + bytes.count - held, failure: nil, pings: pings)
+        return Outcome(releasable: heldBefore + bytes.count - held, failure: nil, pings: pings, rewrites: rewrites)
     }
 
-    private mutating func fail(_ failure: Failure, heldBefore: Int, consumed: Int, pings: [Ping]) -> Outcome {
+    private mutating func fail(_ failure: Failure, heldBefore: Int, consumed: Int, pings: [Ping], rewrites: [Rewrite]) -> Outcome {
         phase = .failed
         let releasable = heldBefore + consumed - held
         held = 0
-        return Outcome(releasable: releasable, failure: failure, pings: pings)
+        return Outcome(releasable: releasable, failure: failure, pings: pings, rewrites: rewrites)
+    }
+
+    /// How the oldest message not yet taken began (nil: none is waiting).
+    mutating func takeMessageStart() -> MessageStart? {
+        guard messageStartsHead < messageStarts.count else { return nil }
+        let start = messageStarts[messageStartsHead]
+        messageStartsHead += 1
+        if messageStartsHead == messageStarts.count {
+            messageStarts.removeAll(keepingCapacity: messageStarts.count <= 64)
+            messageStartsHead = 0
+        }
+        return start
     }
 
     /// Checks the header bytes read so far, as soon as each one can be judged; moves on
@@ -134,6 +188,7 @@ struct FrameGate: Equatable {
         if header.count == 1 {
             return checkFirstByte(opcode: opcode, reserved: first & 0x70, isFinal: isFinal, isControl: isControl)
         }
+        let headerLength = header.count
         let second = header[1]
         let shortLength = Int(second & 0x7F)
         if header.count == 2 {
@@ -156,6 +211,14 @@ struct FrameGate: Equatable {
         }
         mask = Array(header[(2 + lengthBytes)...])
         header.removeAll(keepingCapacity: true)
+        if acceptsCompressedMessages && (opcode == 0x1 || opcode == 0x2) {
+            let compressed = first & 0x40 != 0
+            messageStarts.append(MessageStart(compressed: compressed, binary: opcode == 0x2))
+            if compressed {
+                // RSV1 cleared, and text made binary, so that lws checks nothing of the bytes.
+                finishedRewrite = HeaderRewrite(byte: (first & 0xB0) | 0x02, length: headerLength)
+            }
+        }
         if isControl {
             controlPayload.removeAll(keepingCapacity: true)
             phase = .controlPayload(opcode: opcode, remaining: Int(length))
@@ -169,7 +232,15 @@ struct FrameGate: Equatable {
 
     private func checkFirstByte(opcode: UInt8, reserved: UInt8, isFinal: Bool, isControl: Bool) -> Failure? {
         if reserved != 0 {
-            return protocolError("reserved bits set, and no extension was negotiated")
+            guard acceptsCompressedMessages else {
+                return protocolError("reserved bits set, and no extension was negotiated")
+            }
+            guard reserved == 0x40 else {
+                return protocolError("RSV2 or RSV3 set; permessage-deflate uses RSV1 only")
+            }
+            guard opcode == 0x1 || opcode == 0x2 else {
+                return protocolError("RSV1 set on a \(isControl ? "control" : "continuation") frame; only a message's first frame may have it")
+            }
         }
         switch opcode {
         case 0x0 where !messageOpen:

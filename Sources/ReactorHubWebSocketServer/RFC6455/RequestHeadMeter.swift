@@ -12,7 +12,19 @@ import Foundation
 ///
 /// A head is the request line and the header lines up to the empty line. A body announced
 /// with `Content-Length` is skipped; without it the body is empty.
+///
+/// It also renames `Sec-WebSocket-Extensions` to `Sec-WebSocket-Extensionz` before lws
+/// reads it (`renames`): libwebsockets 4.1.6 parses that header itself on every upgrade,
+/// even with no extension of its own, and drops the connection without a response when
+/// the value passes 255 bytes (lib/roles/ws/server-ws.c, lws_extension_server_handshake);
+/// several permessage-deflate offers in one header pass it (Autobahn's 13.7). Under the
+/// unknown name lws keeps the value whole, and the server reads its offers from there
+/// (`ServerCore.deflateNegotiation`). A header line cut between two reads keeps its name.
 struct RequestHeadMeter {
+    /// The header renamed, and the name lws sees instead (same length, lower case as lws
+    /// keeps unknown names).
+    static let extensionsHeader: StaticString = "sec-websocket-extensions:"
+    static let renamedExtensionsHeader: StaticString = "sec-websocket-extensionz:"
     /// What the bytes fed so far amount to.
     enum Verdict: Equatable {
         case withinLimit
@@ -38,6 +50,14 @@ struct RequestHeadMeter {
     private var contentLengths: [String] = []
     private var hasTransferEncoding = false
     private var hasFoldedLine = false
+    /// The next byte begins a line.
+    private var atLineStart = true
+    /// Where the current line began in the bytes being fed; nil when it began in an
+    /// earlier feed.
+    private var lineStart: Int?
+    /// Offsets, in the bytes of the last feed, of the bytes to change before lws reads
+    /// them, with their new values (the renamed header names).
+    private(set) var renames: [(offset: Int, byte: UInt8)] = []
 
     private static let lineKept = 64
 
@@ -49,6 +69,8 @@ struct RequestHeadMeter {
     mutating func feed(_ bytes: UnsafeRawBufferPointer) -> Verdict {
         guard let base = bytes.baseAddress else { return .withinLimit }
         var index = 0
+        renames.removeAll(keepingCapacity: true)
+        lineStart = atLineStart ? 0 : nil
         while index < bytes.count {
             switch phase {
             case .body(let remaining):
@@ -57,6 +79,10 @@ struct RequestHeadMeter {
                 phase = taken == remaining ? .head(bytes: 0) : .body(remaining: remaining - taken)
             case .head(let count):
                 guard count < limit else { return .overLimit }
+                if atLineStart {
+                    lineStart = index
+                    atLineStart = false
+                }
                 // The rest of this line, or as much as there is (at most what the limit
                 // leaves): found with memchr, as a head is mostly long lines (a token in
                 // the URL or in Authorization is hundreds of bytes).
@@ -67,7 +93,10 @@ struct RequestHeadMeter {
                 if kept > 0 { line.append(contentsOf: bytes[index..<(index + kept)]) }
                 phase = .head(bytes: count + (stop - index))
                 index = stop
-                if newline != nil, let refusal = endLine() { return refusal }
+                if newline != nil {
+                    atLineStart = true
+                    if let refusal = endLine() { return refusal }
+                }
             }
         }
         return .withinLimit
@@ -105,6 +134,10 @@ struct RequestHeadMeter {
             contentLengths.append(String(decoding: value, as: UTF8.self).trimmingCharacters(in: .whitespaces))
         } else if Self.value(of: "transfer-encoding:", in: line) != nil {
             hasTransferEncoding = true
+        } else if Self.value(of: Self.extensionsHeader, in: line) != nil, let lineStart {
+            // The name's last letter: "extensions:" becomes "extensionz:".
+            let at = Self.extensionsHeader.utf8CodeUnitCount - 2
+            renames.append((lineStart + at, Self.renamedExtensionsHeader.utf8Start[at]))
         }
         return nil
     }

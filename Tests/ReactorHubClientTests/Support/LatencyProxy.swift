@@ -33,6 +33,8 @@ final class LatencyProxy: Sendable {
         var connections = 0
         var wakers: [Int: Int32] = [:]
         var messages: [Message] = []
+        /// Bytes to replace once in what the server sends (`corrupt`).
+        var corruptions: [(from: [UInt8], to: [UInt8])] = []
     }
 
     let port: Int
@@ -98,6 +100,14 @@ final class LatencyProxy: Sendable {
     /// While refusing, a new connection is closed as soon as it is accepted.
     func refuse(_ refusing: Bool) {
         shared.withLock { $0.refusing = refusing }
+    }
+
+    /// Replaces the next `text` the server sends (within one read) with `replacement`, of
+    /// the same length, once: a frame changed on its way, which the client cannot tell
+    /// from one it applied wrongly.
+    func corrupt(_ text: String, with replacement: String) {
+        precondition(text.utf8.count == replacement.utf8.count, "a corruption keeps the frame's length")
+        shared.withLock { $0.corruptions.append((Array(text.utf8), Array(replacement.utf8))) }
     }
 
     /// Connections accepted (and not refused) so far.
@@ -216,7 +226,8 @@ final class LatencyProxy: Sendable {
                 for direction in 0..<2 where fds[direction].revents != 0 {
                     let count = recv(sockets[direction], &chunk, chunk.count, 0)
                     if count <= 0 { return }   // one side closed: close the other
-                    let bytes = Array(chunk[0..<count])
+                    var bytes = Array(chunk[0..<count])
+                    if direction == Direction.down.rawValue { corrupt(&bytes) }
                     queues[direction].append((ContinuousClock.now + latency[direction], bytes))
                     let texts = readers[direction].feed(bytes)
                     if !texts.isEmpty {
@@ -225,6 +236,18 @@ final class LatencyProxy: Sendable {
                             shared.messages += texts.map { Message(connection: number, direction: Direction(rawValue: direction)!, text: $0) }
                         }
                     }
+                }
+            }
+        }
+
+        /// Applies the first corruption whose text `bytes` holds, and forgets it.
+        func corrupt(_ bytes: inout [UInt8]) {
+            shared.withLock { shared in
+                for (index, corruption) in shared.corruptions.enumerated() {
+                    guard let range = bytes.firstRange(of: corruption.from) else { continue }
+                    bytes.replaceSubrange(range, with: corruption.to)
+                    shared.corruptions.remove(at: index)
+                    return
                 }
             }
         }

@@ -27,6 +27,24 @@ struct RequestHeadMeterTests {
         }
     }
 
+    @Test func theExtensionsHeaderIsRenamedWhenItsLineIsInOneRead() {
+        var meter = RequestHeadMeter(limit: 4096)
+        let request = head("sEC-WebSocket-Extensions: permessage-deflate\r\n")
+        #expect(feed(&meter, request) == .withinLimit)
+        let offset = request.utf8.count - "s: permessage-deflate\r\n\r\n".utf8.count
+        #expect(meter.renames.map(\.offset) == [offset])
+        #expect(meter.renames.map(\.byte) == [UInt8(ascii: "z")])
+        // A line whose start came in an earlier read keeps its name.
+        var split = RequestHeadMeter(limit: 4096)
+        let cut = request.utf8.count - 30
+        #expect(feed(&split, String(request.prefix(cut))) == .withinLimit)
+        #expect(feed(&split, String(request.dropFirst(cut))) == .withinLimit)
+        #expect(split.renames.isEmpty)
+        var other = RequestHeadMeter(limit: 4096)
+        #expect(feed(&other, head("Sec-WebSocket-Protocol: x\r\n")) == .withinLimit)
+        #expect(other.renames.isEmpty)
+    }
+
     @Test func headSplitAcrossReadsCountsAsOne() {
         var meter = RequestHeadMeter(limit: 40)
         #expect(feed(&meter, "GET / HTTP/1.1\r\nHost: a\r\n") == .withinLimit)
