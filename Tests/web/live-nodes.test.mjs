@@ -29,7 +29,8 @@ liveSuite('live node tests', import.meta.url, () => {
     // Port 1 on the loopback: nothing listens there, so the first URL fails.
     const client = connect(['ws://127.0.0.1:1/ws', n1.url, n2.url], { initialDelayMs: 50, maxDelayMs: 400 });
     stops.push(() => client.close());
-    await until(() => client.status === 'open', 'the first open connection');
+    // The hello follows the socket's open in a message of its own.
+    await until(() => client.status === 'open' && client.hello !== null, 'the first open connection and its hello');
     assert.equal(client.hello.node, 'n1');
     const address = `counter/nodes${Date.now() % 100000}`;
     const handle = await client.join(address);
