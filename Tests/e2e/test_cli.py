@@ -134,7 +134,7 @@ def test_print_config_shows_present_optional_sections_and_masks_secrets(tmp_path
     effective = json.loads(result.stdout)
     assert list(effective) == ["host", "port", "webRoot", "logLevel", "logFormat", "limits", "shutdownGraceMs",
                                "history", "keepalive", "reactors", "persistence", "auth", "admin", "presence",
-                               "diagnostics"]
+                               "webhooks", "diagnostics"]
     assert effective["auth"] == {"hs256Secret": "***", "publicKeyFile": None, "audience": "hub", "issuer": None,
                                  "leewaySeconds": 30, "required": True, "timeoutMs": 10000,
                                  "anonymousRights": {"read": [], "act": []}}
