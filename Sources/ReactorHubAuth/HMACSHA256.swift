@@ -1,14 +1,15 @@
 internal import CCrypto
 internal import ReactorHubLocking
 
-/// HMAC-SHA256 with libcrypto's one-shot `HMAC`, for minting HS256 tokens (`reactorhub token`).
-enum HMACSHA256 {
+/// HMAC-SHA256 with libcrypto's one-shot `HMAC`, for minting HS256 tokens (`reactorhub token`)
+/// and signing webhooks (the daemon hands it to `ReactorHubWebhooks`).
+package enum HMACSHA256 {
     /// The length of a MAC, in bytes.
-    static let length = 32
+    package static let length = 32
 
     /// The MAC of `message` under `key`; nil only when libcrypto fails (the key is too long
     /// for its `int` length, or it cannot allocate), its errors left queued for the caller.
-    static func mac(_ message: [UInt8], key: [UInt8]) -> [UInt8]? {
+    package static func mac(_ message: [UInt8], key: [UInt8]) -> [UInt8]? {
         guard key.count <= Int(Int32.max) else { return nil }
         var output = [UInt8](repeating: 0, count: length)
         var written: UInt32 = 0

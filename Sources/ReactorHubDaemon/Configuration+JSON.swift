@@ -11,6 +11,9 @@ extension Configuration {
             if key.isSecret, !revealingSecrets, !value.isNull {
                 value = "***"
             }
+            if !revealingSecrets, let redact = key.redact {
+                value = redact(value)
+            }
             Self.insert(value, at: key.name.split(separator: ".").map(String.init)[...], into: &root)
         }
         for (kind, settings) in reactors.custom.sorted(by: { $0.key < $1.key }) {

@@ -125,3 +125,43 @@ extension Configuration {
         public init() {}
     }
 }
+
+extension Configuration {
+    /// The HTTP API, event stream included (`api`, shared/API.md).
+    public struct API: Sendable, Equatable, OptionalSection {
+        /// `api.enabled`: false answers every path under `/api/v1/` with 404.
+        public var enabled = true
+
+        /// The defaults of a present `api` section.
+        public init() {}
+    }
+}
+
+extension Configuration {
+    /// One receiver of webhooks (`webhooks`, shared/API.md "Webhooks").
+    public struct Webhook: Sendable, Equatable {
+        /// The event names a receiver may hear.
+        public static let eventNames = ["pulse", "action", "instance.created", "instance.evicted"]
+
+        /// `url`: where events are posted (`http://` or `https://`).
+        public var url: String
+        /// `secret`: the HMAC-SHA256 key of `X-ReactorHub-Signature`; never printed.
+        public var secret: String
+        /// `events`: what it hears; absent: every event.
+        public var events: [String] = eventNames
+        /// `reactors`: rights patterns of the reactors it hears; absent: `["*"]`.
+        public var reactors: [String] = ["*"]
+        /// `timeoutMs`: how long one attempt may take.
+        public var timeoutMs = 5000
+        /// `maxAttempts`: attempts per event, the first included.
+        public var maxAttempts = 8
+        /// `queueBytes`: bytes of events queued for it; the oldest are dropped beyond.
+        public var queueBytes = 8_388_608
+
+        /// A receiver at `url` signing with `secret`, with the defaults for the rest.
+        public init(url: String, secret: String) {
+            self.url = url
+            self.secret = secret
+        }
+    }
+}

@@ -161,6 +161,10 @@ public struct Configuration: Sendable, Equatable {
     public var presence: Presence?
     /// `cluster`: `nil` runs one daemon on its own.
     public var cluster: Cluster?
+    /// `api`: `nil` behaves as `API()` (the HTTP API is on).
+    public var api: API?
+    /// `webhooks`: the receivers of webhooks; empty: none.
+    public var webhooks: [Webhook] = []
     /// `diagnostics`.
     public var diagnostics = Diagnostics()
 

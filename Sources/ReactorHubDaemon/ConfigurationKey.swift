@@ -21,6 +21,8 @@ struct ConfigurationKey<Root>: Sendable {
     let path: ConfigurationPathRule?
     /// Whether `--print-config` shows `"***"` in place of the value.
     let isSecret: Bool
+    /// The value with the secrets it holds replaced by `"***"`, when it holds some.
+    let redact: (@Sendable (JSONValue) -> JSONValue)?
     /// The optional section that holds the key (`auth`), nil for keys always present.
     let section: String?
     /// The value as the file spells it; nil while its optional section is absent.
@@ -62,6 +64,7 @@ struct ConfigurationKey<Root>: Sendable {
             flag: flag,
             path: type.path,
             isSecret: secret,
+            redact: type.redact,
             section: nil,
             get: { root in type.encode(root[keyPath: keyPath]) },
             set: { root, value in
@@ -88,6 +91,7 @@ struct ConfigurationKey<Root>: Sendable {
             flag: flag,
             path: path,
             isSecret: isSecret,
+            redact: redact,
             section: section,
             get: { parent in parent[keyPath: keyPath].flatMap(get) },
             set: { parent, value in

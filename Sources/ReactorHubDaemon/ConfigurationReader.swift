@@ -37,7 +37,7 @@ struct ConfigurationReader {
             let name = object.isEmpty ? member : "\(object).\(member)"
             if let key = ConfigurationSchema.keysByName[name] {
                 guard key.set(&configuration, memberValue) else {
-                    let got = key.isSecret ? memberValue.kind.phrase : Self.describe(memberValue)
+                    let got = key.isSecret ? memberValue.kind.phrase : Self.describe(key.redact?(memberValue) ?? memberValue)
                     throw ConfigurationError("\(source): \(name) must be \(key.accepted), got \(got)")
                 }
                 keysSet.append(name)

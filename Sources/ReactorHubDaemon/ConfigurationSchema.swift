@@ -8,7 +8,7 @@ enum ConfigurationSchema {
     typealias Key = ConfigurationKey<Configuration>
 
     /// Every key, in order.
-    static let keys: [Key] = base + persistence + sections.flatMap(\.keys) + diagnostics
+    static let keys: [Key] = base + persistence + sections.flatMap(\.keys) + webhooks + diagnostics
 
     static let base: [Key] = [
         .key("host", \.host, .text(), "the address to listen on", environment: "REACTORHUB_HOST", flag: "--host ADDR"),
@@ -147,6 +147,14 @@ enum ConfigurationSchema {
             .key("minReplicas", \.minReplicas, .integer(0...64),
                  "replicas `WAIT` must confirm each commit reached before its actions are acked; 0: acked once the master has it"),
         ]),
+        .optional("api", \.api, "the HTTP API and event stream under `/api/v1/` (docs/api-http.md); absent: on", [
+            .key("enabled", \.enabled, .boolean, "serve `/api/v1/`; false: every path under it answers 404"),
+        ]),
+    ]
+
+    static let webhooks: [Key] = [
+        .key("webhooks", \.webhooks, .webhooks,
+             "receivers of instance events (pulse, action, instance.created, instance.evicted), signed with HMAC-SHA256 (docs/api-http.md); each `secret` is never printed"),
     ]
 
     static let diagnostics: [Key] = [

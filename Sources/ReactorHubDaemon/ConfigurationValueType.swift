@@ -16,6 +16,9 @@ struct ConfigurationValueType<Value>: Sendable {
     let path: ConfigurationPathRule?
     /// What an environment variable's or a flag's text may be (no `null` there).
     let acceptedText: String
+    /// The value with its secrets replaced by `"***"` (a value holding some, such as the
+    /// webhooks' secrets), for `--print-config` and refusals; nil: nothing to hide.
+    let redact: (@Sendable (JSONValue) -> JSONValue)?
 
     init(
         accepted: String,
@@ -23,8 +26,10 @@ struct ConfigurationValueType<Value>: Sendable {
         encode: @escaping @Sendable (Value) -> JSONValue,
         parseText: @escaping @Sendable (String) -> JSONValue? = { .string($0) },
         path: ConfigurationPathRule? = nil,
-        acceptedText: String? = nil
+        acceptedText: String? = nil,
+        redact: (@Sendable (JSONValue) -> JSONValue)? = nil
     ) {
+        self.redact = redact
         self.accepted = accepted
         self.decode = decode
         self.encode = encode

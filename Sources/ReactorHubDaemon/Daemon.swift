@@ -143,6 +143,8 @@ public enum Daemon {
         let server = WebSocketServer(configuration: transport, logger: logger)
         var hubConfiguration = configuration.hubConfiguration(serverName: "reactorhub/\(version)")
         hubConfiguration.auth = auth
+        let webhooks = configuration.webhookService(logger: logger)
+        hubConfiguration.events = webhooks
         let hub = Hub(
             configuration: hubConfiguration,
             registry: registry,
@@ -154,6 +156,9 @@ public enum Daemon {
         if let cluster {
             hub.addReadinessCheck { cluster.unavailableReason }
             hub.addMetricsSource { out in cluster.render(into: &out) }
+        }
+        if let webhooks {
+            hub.addMetricsSource { out in webhooks.render(into: &out) }
         }
         hub.addMetricsSource { [server] out in
             out.family("reactorhub_origin_rejected_total", type: "counter", help: "WebSocket upgrades refused for their Origin.")
@@ -200,8 +205,9 @@ public enum Daemon {
             ]
         )
         // Stopped in reverse: eviction, then the hub drains, then the server delivers what
-        // is queued and closes every client with 1001, then the store commits and closes.
-        services += [server, hub, IdleEviction(hub: hub), OutboundBudget(hub: hub)]
+        // is queued and closes every client with 1001, then the webhooks deliver what is
+        // queued (within the grace), then the store commits and closes.
+        services += (webhooks.map { [$0] } ?? []) + [server, hub, IdleEviction(hub: hub), OutboundBudget(hub: hub)]
         let group = ServiceGroup(
             services: services,
             shutdownSignal: {
@@ -304,6 +310,7 @@ extension Configuration {
         transport.webRoot = webRoot
         transport.serverName = "reactorhub"
         transport.maxMessageBytes = limits.maxMessageBytes
+        transport.maxRequestBodyBytes = limits.maxMessageBytes
         transport.maxConnections = limits.maxConnections
         transport.maxConnectionsPerAddress = limits.maxConnectionsPerAddress
         transport.upgradesPerSecond = limits.upgradesPerSecond
@@ -323,6 +330,8 @@ extension Configuration {
         var hub = HubConfiguration()
         hub.serverName = serverName
         hub.maxJoinsPerConnection = limits.maxJoinsPerConnection
+        hub.maxMessageBytes = limits.maxMessageBytes
+        hub.apiEnabled = api?.enabled ?? true
         hub.actionsPerSecond = limits.actionsPerSecond
         hub.actionBurst = limits.actionBurst
         hub.outboundQueueBytes = limits.outboundQueueBytes

@@ -3,14 +3,26 @@ import Foundation
 import ReactorHubMetrics
 import ReactorHubJSON
 
-/// The admin endpoints under `/admin/` (bearer `admin.token`; 404 when it is not set,
-/// 401 without the right bearer).
+/// The hub's HTTP routes: the API under `/api/v1/` (`Hub+API`), `/readyz`, `/metrics`, and
+/// the admin endpoints under `/admin/` (bearer `admin.token`; 404 when it is not set, 401
+/// without the right bearer). A request whose `Origin` the transport does not allow is
+/// refused with 403 before anything else.
 extension Hub {
     public func handlesHTTP(path: String) -> Bool {
         path.hasPrefix("/admin/") || path == "/admin" || path == "/readyz" || (path == "/metrics" && configuration.metricsEnabled)
+            || APIEndpoint.claims(path)
     }
 
     public func http(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
+        if APIEndpoint.claims(request.path) {
+            return api(request, respond: respond)
+        }
+        if !request.originAllowed {
+            return respond(.text(403, "origin \(request.headers["origin"] ?? "?") is not allowed (security.allowedOrigins)"))
+        }
+        if request.bodyOverLimit {
+            return respond(.text(413, "request body over \(configuration.maxMessageBytes) bytes"))
+        }
         if request.path == "/readyz" {
             return respond(readyz())
         }

@@ -36,6 +36,12 @@ extension Hub {
             return evicted
         }
         for instance in evicted {
+            if let events = configuration.events, instance.isOwner {
+                events.emit(.evicted, in: instance.address) {
+                    let (epoch, version) = instance.position
+                    return .evicted(instance.address, epoch: epoch, version: version)
+                }
+            }
             instance.evicted()
             store.evicted(instance.address)
         }

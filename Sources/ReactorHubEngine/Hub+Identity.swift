@@ -31,13 +31,13 @@ extension Hub {
         return policy.required ? .awaiting : .anonymous(policy.anonymousRights)
     }
 
-    /// Verifies an upgrade's token once: the check at the upgrade and the connection's open
+    /// Verifies an upgrade's (or an HTTP request's) token once: the check at the upgrade and the connection's open
     /// share it, and so do connections that present the same token (tabs, reconnects). A
     /// token's signature, claims, audience and issuer never change, so a kept result is used
     /// again after checking only what time and revocation change: the deadline (`exp` plus
     /// the leeway) and the revocation list; `nbf` and `iat` were already in the past. At most
     /// 2 × 1024 results are kept (`VerifiedTokenCache`).
-    private func verifyAtUpgrade(_ token: String, policy: AuthPolicy) -> Result<Identity, IdentityRefusal> {
+    func verifyAtUpgrade(_ token: String, policy: AuthPolicy) -> Result<Identity, IdentityRefusal> {
         let now = Date()
         if let kept = verifiedAtUpgrade.withLock({ $0.lookUp(token) }), kept.validUntil > now, !policy.verifier.isRevoked(kept) {
             return .success(kept)

@@ -28,7 +28,8 @@ extension Hub {
             dedupeEntries: configuration.dedupeEntries,
             trapLabel: TrapLabel(slot.address.description),
             actionLabels: registry.kind(named: slot.address.kind)?.actionLabels ?? ActionLabels(),
-            fresh: fresh
+            fresh: fresh,
+            events: configuration.events
         )
     }
 
@@ -42,12 +43,7 @@ extension Hub {
                 if case .failure(let error) = result {
                     logger.warning("could not serve instance", metadata: ["reactor": slot.address.description, "error": error.message])
                 }
-                slot.complete(result) { route, request in
-                    perform(request, route: route, address: slot.address)
-                }
-                if case .failure = result {
-                    forgetFailed(slot)
-                }
+                complete(slot, result)
             }
             return
         }
@@ -60,12 +56,25 @@ extension Hub {
                 logger.error("could not create instance", metadata: ["reactor": slot.address.description, "error": "\(error)"])
                 result = .failure(ProtocolError(.internal, "\(slot.address) could not be created: \(error)"))
             }
-            slot.complete(result) { route, request in
-                perform(request, route: route, address: slot.address)
+            complete(slot, result)
+        }
+    }
+
+    /// Settles a load: a new instance this node owns is told to whoever hears instance
+    /// events (`instance.created`, before anything the requests that waited cause), the
+    /// requests that waited are replayed, and a failed slot is forgotten.
+    private func complete(_ slot: InstanceSlot, _ result: Result<any HubInstance, ProtocolError>) {
+        if case .success(let instance) = result, let events = configuration.events, instance.isOwner {
+            events.emit(.created, in: slot.address) {
+                let (epoch, version) = instance.position
+                return .created(slot.address, epoch: epoch, version: version)
             }
-            if case .failure = result {
-                forgetFailed(slot)
-            }
+        }
+        slot.complete(result) { route, request in
+            perform(request, route: route, address: slot.address)
+        }
+        if case .failure = result {
+            forgetFailed(slot)
         }
     }
 

@@ -35,7 +35,7 @@ extension Hub {
         }
     }
 
-    private func join(_ address: ReactorAddress, since: ClientMessage.ResumePoint?, ref: Ref?, from id: ConnectionID) {
+    func join(_ address: ReactorAddress, since: ClientMessage.ResumePoint?, ref: Ref?, from id: ConnectionID) {
         guard let kind = registry.kind(named: address.kind) else {
             return refuse(id, unknownKind(address.kind), ref: ref)
         }
@@ -64,37 +64,13 @@ extension Hub {
                     "this connection has joined \(session.joined.count) reactors, the limit (limits.maxJoinsPerConnection); leave one before joining \(address)"
                 ))
             }
-            var created = false
             let slot: InstanceSlot
-            if let existing = state.slots[address] {
-                slot = existing
-            } else {
-                guard state.slots.count < configuration.maxInstances else {
-                    return .failure(ProtocolError(
-                        .overloaded,
-                        "the server holds \(state.slots.count) instances, its limit (limits.maxInstances); \(address) cannot be created now: join an existing reactor, or retry later"
-                    ))
-                }
-                let creator = session.quotaKey
-                let held = state.created[creator, default: 0]
-                guard held < configuration.instancesPerUser else {
-                    return .failure(ProtocolError(
-                        .overloaded,
-                        "\(creator) holds \(held) instances it created, its quota (limits.maxInstancesPerUser); \(address) cannot be created now: join an existing reactor, or retry once yours are idle"
-                    ))
-                }
-                guard !memoryPressure.load(ordering: .relaxed) else {
-                    return .failure(ProtocolError(
-                        .overloaded,
-                        "the server is past 90% of its memory limit (limits.maxMemoryBytes); \(address) cannot be created now: join an existing reactor, or retry later"
-                    ))
-                }
-                state.nextStream += 1
-                slot = InstanceSlot(address: address, stream: StreamID(rawValue: state.nextStream), creator: creator)
-                state.slots[address] = slot
-                state.slotsByStream[slot.stream] = slot
-                state.created[creator, default: 0] += 1
-                created = true
+            let created: Bool
+            switch state.slot(for: address, creator: session.quotaKey, configuration: configuration, memoryPressure: memoryPressure.load(ordering: .relaxed)) {
+            case .failure(let error):
+                return .failure(error)
+            case .success(let found):
+                (slot, created) = found
             }
             session.joined[address] = slot
             state.sessions[id] = session
@@ -256,6 +232,10 @@ extension Hub {
             send(codec.error(error, ref: ref), to: output, refusal: error)
         case (.leave(let output, let ref, let reply), .failed):
             if reply { send(codec.left(address.description, ref: ref, reason: nil), to: output) }
+        case (.visit(let look), .ready(let instance)):
+            look(.success(instance))
+        case (.visit(let look), .failed(let error)):
+            look(.failure(error))
         }
     }
 
@@ -285,7 +265,7 @@ extension Hub {
         if case .user(let identity) = session.identity { claims = identity.senderClaims }
         return Sender(
             user: session.identity.user, claims: claims, session: cluster?.session(session.id) ?? session.id.description,
-            node: cluster?.id ?? configuration.nodeID, transport: .webSocket
+            node: cluster?.id ?? configuration.nodeID, transport: session.isStream ? .http : .webSocket
         )
     }
 
@@ -295,6 +275,40 @@ extension Hub {
 }
 
 extension Hub.State {
+    /// The slot of `address`; when there is none, a new one counted against `creator`, if
+    /// the limits allow (`limits.maxInstances`, `maxInstancesPerUser`, `maxMemoryBytes`).
+    /// `created`: the caller must load its instance.
+    mutating func slot(
+        for address: ReactorAddress, creator: String, configuration: HubConfiguration, memoryPressure: Bool
+    ) -> Result<(InstanceSlot, created: Bool), ProtocolError> {
+        if let existing = slots[address] { return .success((existing, false)) }
+        guard slots.count < configuration.maxInstances else {
+            return .failure(ProtocolError(
+                .overloaded,
+                "the server holds \(slots.count) instances, its limit (limits.maxInstances); \(address) cannot be created now: join an existing reactor, or retry later"
+            ))
+        }
+        let held = self.created[creator, default: 0]
+        guard held < configuration.instancesPerUser else {
+            return .failure(ProtocolError(
+                .overloaded,
+                "\(creator) holds \(held) instances it created, its quota (limits.maxInstancesPerUser); \(address) cannot be created now: join an existing reactor, or retry once yours are idle"
+            ))
+        }
+        guard !memoryPressure else {
+            return .failure(ProtocolError(
+                .overloaded,
+                "the server is past 90% of its memory limit (limits.maxMemoryBytes); \(address) cannot be created now: join an existing reactor, or retry later"
+            ))
+        }
+        nextStream += 1
+        let slot = InstanceSlot(address: address, stream: StreamID(rawValue: nextStream), creator: creator)
+        slots[address] = slot
+        slotsByStream[slot.stream] = slot
+        self.created[creator, default: 0] += 1
+        return .success((slot, true))
+    }
+
     /// The instance of `slot` is gone from memory: it no longer counts against its creator.
     mutating func release(_ slot: InstanceSlot) {
         let remaining = (created[slot.creator] ?? 1) - 1

@@ -26,6 +26,10 @@ public final class Hub: TransportHandler, Sendable {
         var created: [String: Int] = [:]
         var nextStream: UInt64 = 0
         var draining = false
+        /// The HTTP API's action budgets, by user (or peer address when anonymous).
+        var apiBuckets: [String: TokenBucket] = [:]
+        /// HTTP requests waiting for an action's reply, numbered.
+        var nextCaller: UInt64 = 0
     }
 
     /// The configuration the hub was created with.
@@ -40,7 +44,7 @@ public final class Hub: TransportHandler, Sendable {
     let load: ActionLoad
     let logger: Logger
     let state = Locked(State())
-    private let helloReactors: [UInt8]
+    let helloReactors: [UInt8]
     let shutdownRequested = Latch()
     /// Tokens verified at the upgrade, by their text (`verifyAtUpgrade`).
     let verifiedAtUpgrade = Locked(VerifiedTokenCache())
@@ -107,7 +111,7 @@ public final class Hub: TransportHandler, Sendable {
 
     // MARK: TransportHandler (service thread)
 
-    /// Opens a session and sends `hello`.
+    /// Opens a session and sends `hello` (an event stream: joins its reactor instead).
     public func connectionOpened(_ connection: ConnectionInfo) {
         let bucket = TokenBucket(
             ratePerSecond: configuration.actionsPerSecond, burst: configuration.actionBurst, now: .now
@@ -119,7 +123,7 @@ public final class Hub: TransportHandler, Sendable {
         state.withLock {
             $0.sessions[connection.id] = Session(
                 output: output, bucket: bucket, joinBucket: joinBucket, identity: identity, path: connection.path,
-                peerAddress: connection.peerAddress
+                peerAddress: connection.peerAddress, isStream: connection.stream != nil
             )
         }
         logger.info(
@@ -132,6 +136,10 @@ public final class Hub: TransportHandler, Sendable {
                 "user": identity.user ?? "-",
             ]
         )
+        if let stream = connection.stream {
+            armTimers(for: connection.id, identity: identity)
+            return streamOpened(connection, stream)
+        }
         let hello = codec.hello(
             server: configuration.serverName, session: cluster?.session(connection.id) ?? connection.id.description, identity: identity.hello,
             node: cluster?.id ?? configuration.nodeID, reactors: helloReactors

@@ -59,6 +59,12 @@ public struct HubConfiguration: Sendable {
     public var metricsEnabled = true
     /// The bearer token of the admin endpoints (`admin.token`); nil: they answer 404.
     public var adminToken: String?
+    /// The largest message, and HTTP API body, accepted (`limits.maxMessageBytes`; 413 beyond).
+    public var maxMessageBytes = 65536
+    /// Whether the HTTP API and event stream answer under `/api/v1/` (`api.enabled`; 404 otherwise).
+    public var apiEnabled = true
+    /// Who hears instance events (webhooks); nil: nobody, and none are built.
+    public var events: (any InstanceEventSink)?
 
     /// The defaults of PROTOCOL.md and CONFIG.md.
     public init() {}

@@ -32,6 +32,8 @@ package struct ReactorKind: Sendable {
         /// Start from the kind's initial state under a new epoch, whatever the store
         /// holds (an admin reset).
         package var fresh = false
+        /// Who hears the instance's events (pulses, actions); nil: nobody.
+        package var events: (any InstanceEventSink)?
     }
 
     package let name: String

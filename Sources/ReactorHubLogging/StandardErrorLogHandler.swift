@@ -11,7 +11,11 @@ import ReactorHubLocking
 /// Metadata keys are sorted so that lines are stable and easy to grep; values containing
 /// spaces or quotes are quoted.
 public struct StandardErrorLogHandler: LogHandler {
-    private static let lock = Locked(())
+    /// Keeps lines whole when threads log at once. A stored property, made before the
+    /// handler is installed (`LoggingSystem.bootstrap` publishes it under its own lock),
+    /// not a lazily made static: two threads logging the process's first lines at once
+    /// made ThreadSanitizer report the static's one-time initialization as a race.
+    private let lock = Locked(())
 
     /// Creates the handler.
     public init() {}
@@ -31,7 +35,7 @@ public struct StandardErrorLogHandler: LogHandler {
             line += Self.quoted(record.metadata[key] ?? "")
         }
         line += "\n"
-        Self.lock.withLock { _ in
+        lock.withLock { _ in
             var bytes = Array(line.utf8)
             bytes.withUnsafeMutableBytes { buffer in
                 var offset = 0

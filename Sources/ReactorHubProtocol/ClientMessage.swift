@@ -138,18 +138,31 @@ package enum ClientMessageParser {
                 return fail(.badRequest, "'presence' needs member 'state': a JSON object, or null to clear it")
             }
         default:
-            guard let action = object["action"] else {
-                return fail(.badRequest, "'action' needs member 'action': an action name or an object with a 'type'")
+            switch actionMembers(of: object, in: "'action'") {
+            case .failure(let error):
+                return .failure(Failure(error: error, ref: ref))
+            case .success(let (action, id)):
+                return .success(ClientRequest(message: .action(address, action, id: id), ref: ref))
             }
-            var id: String?
-            if let idValue = object["id"], idValue != .null {
-                guard case .string(let text) = idValue, (1...maxActionIDLength).contains(text.count) else {
-                    return fail(.badRequest, "member 'id' must be a string of 1 to \(maxActionIDLength) characters (unique per action, e.g. a UUID)")
-                }
-                id = text
-            }
-            return .success(ClientRequest(message: .action(address, action, id: id), ref: ref))
         }
+    }
+
+    /// The `action` and optional `id` of an action message, or of an HTTP action body
+    /// (API.md): `what` names the message or body in the refusal.
+    package static func actionMembers(of object: JSONObject, in what: String) -> Result<(action: JSONValue, id: String?), ProtocolError> {
+        guard let action = object["action"] else {
+            return .failure(ProtocolError(.badRequest, "\(what) needs member 'action': an action name or an object with a 'type'"))
+        }
+        var id: String?
+        if let idValue = object["id"], idValue != .null {
+            guard case .string(let text) = idValue, (1...maxActionIDLength).contains(text.count) else {
+                return .failure(ProtocolError(
+                    .badRequest, "member 'id' must be a string of 1 to \(maxActionIDLength) characters (unique per action, e.g. a UUID)"
+                ))
+            }
+            id = text
+        }
+        return .success((action, id))
     }
 
     private static var typeList: String { ClientMessage.typeNames.joined(separator: ", ") }

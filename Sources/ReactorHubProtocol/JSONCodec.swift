@@ -12,15 +12,15 @@ package struct JSONCodec: MessageCodec {
         self.headroom = headroom
     }
 
-    private func frame(capacity: Int = 128, _ body: (inout JSONWriter) -> Void) -> OutboundMessage {
+    private func frame(capacity: Int = 128, label: MessageLabel = .reply, _ body: (inout JSONWriter) -> Void) -> OutboundMessage {
         var writer = JSONWriter()
         writer.bytes.reserveCapacity(capacity)
         body(&writer)
-        return OutboundMessage(writer.bytes, headroom: headroom)
+        return OutboundMessage(writer.bytes, headroom: headroom, label: label)
     }
 
-    package func message(_ bytes: some Collection<UInt8>) -> OutboundMessage {
-        OutboundMessage(bytes, headroom: headroom)
+    package func message(_ bytes: some Collection<UInt8>, label: MessageLabel) -> OutboundMessage {
+        OutboundMessage(bytes, headroom: headroom, label: label)
     }
 
     /// The ref as the client wrote it, byte for byte.
@@ -75,7 +75,7 @@ package struct JSONCodec: MessageCodec {
     package func snapshot(
         _ address: String, ref: Ref?, epoch: String, version: Int, state: [UInt8], presence: PresenceSnapshot
     ) -> OutboundMessage {
-        frame(capacity: state.count + presence.byteCount + 128) { writer in
+        frame(capacity: state.count + presence.byteCount + 128, label: .snapshot(epoch: epoch, version: version)) { writer in
             writeHead("snapshot", address, ref: ref, epoch: epoch, version: version, &writer)
             writer.writeRaw(#","state":"#)
             writer.bytes.append(contentsOf: state)
@@ -86,7 +86,7 @@ package struct JSONCodec: MessageCodec {
 
     /// `{"type":"resumed","reactor":…,"ref":…,"epoch":…,"version":…,"presence":{…}}`
     package func resumed(_ address: String, ref: Ref?, epoch: String, version: Int, presence: PresenceSnapshot) -> OutboundMessage {
-        frame(capacity: presence.byteCount + 128) { writer in
+        frame(capacity: presence.byteCount + 128, label: .resumed(epoch: epoch, version: version)) { writer in
             writeHead("resumed", address, ref: ref, epoch: epoch, version: version, &writer)
             write(presence, &writer)
             writer.writeByte(UInt8(ascii: "}"))
@@ -116,7 +116,7 @@ package struct JSONCodec: MessageCodec {
 
     /// `{"type":"pulse","reactor":…,"version":…,"name":…,"value":…}`
     package func pulse(_ address: String, version: Int, name: String, value: JSONValue) -> OutboundMessage {
-        frame { writer in
+        frame(label: .pulse(version: version)) { writer in
             writer.writeRaw(#"{"type":"pulse","reactor":"#)
             writer.writeString(address)
             writer.writeRaw(#","version":"#)
@@ -160,7 +160,7 @@ package struct JSONCodec: MessageCodec {
 
     /// `{"type":"error","ref":…,"code":…,"message":…}`
     package func error(_ error: ProtocolError, ref: Ref?) -> OutboundMessage {
-        frame { writer in
+        frame(label: .error) { writer in
             writer.writeRaw(#"{"type":"error""#)
             writeRef(ref, &writer)
             writer.writeRaw(#","code":"#)
@@ -183,7 +183,7 @@ package struct JSONCodec: MessageCodec {
 
 extension JSONCodec {
     package func presence(_ address: String, _ change: PresenceChange) -> OutboundMessage {
-        frame { writer in
+        frame(label: .presence) { writer in
             writer.writeRaw(#"{"type":"presence","reactor":"#)
             writer.writeString(address)
             switch change {
@@ -254,6 +254,23 @@ extension JSONCodec {
             for (key, value) in object { member(key, value) }
             member("duplicate", true)
             writer.writeByte(UInt8(ascii: "}"))
+        }
+    }
+}
+
+extension JSONCodec {
+    package func actionReply(_ message: OutboundMessage) -> ActionReply? {
+        guard case .object(let object)? = message.withBytes({ try? JSONParser().parse(Array($0)) }) else { return nil }
+        let duplicate = object["duplicate"]?.boolValue ?? false
+        switch object["type"]?.stringValue {
+        case "ack":
+            guard let version = object["version"]?.intValue, let applied = object["applied"]?.intValue else { return nil }
+            return .ack(version: version, applied: applied, duplicate: duplicate)
+        case "error":
+            guard let code = object["code"]?.stringValue, let text = object["message"]?.stringValue else { return nil }
+            return .error(ProtocolError(ProtocolError.Code(rawValue: code), text), duplicate: duplicate)
+        default:
+            return nil
         }
     }
 }

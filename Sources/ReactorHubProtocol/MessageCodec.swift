@@ -34,8 +34,27 @@ package protocol MessageCodec: Sendable {
     /// A remembered reply sent again to a resend of its action id: with the resend's `ref`
     /// and `"duplicate":true`; nil when `reply` is not a message this codec wrote.
     func duplicate(of reply: [UInt8], ref: Ref?) -> OutboundMessage?
-    /// A message already encoded by this codec (a reply read back from a log).
-    func message(_ bytes: some Collection<UInt8>) -> OutboundMessage
+    /// A message already encoded by this codec (a reply or a pulse read back from a log),
+    /// labelled as what it is.
+    func message(_ bytes: some Collection<UInt8>, label: MessageLabel) -> OutboundMessage
+    /// What an `ack` or `error` this codec wrote says, for an answer that is not a frame
+    /// (the HTTP API's); nil when `message` is neither.
+    func actionReply(_ message: OutboundMessage) -> ActionReply?
+}
+
+extension MessageCodec {
+    /// A reply already encoded by this codec.
+    package func message(_ bytes: some Collection<UInt8>) -> OutboundMessage {
+        message(bytes, label: .reply)
+    }
+}
+
+/// What the answer to one action says (PROTOCOL.md "Acks", "Actions that are safe to resend").
+package enum ActionReply: Sendable, Equatable {
+    /// Accepted: the version before it and the version once its immediate mutations applied.
+    case ack(version: Int, applied: Int, duplicate: Bool)
+    /// Refused; nothing changed.
+    case error(ProtocolError, duplicate: Bool)
 }
 
 /// Who the connection is, as `hello` says it.

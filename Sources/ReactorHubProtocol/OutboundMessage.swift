@@ -21,11 +21,13 @@ public final class OutboundMessage: @unchecked Sendable {
 
     /// The payload size in bytes (without the headroom).
     public let count: Int
+    /// What the message is (`MessageLabel`), for transports that frame kinds differently.
+    public let label: MessageLabel
     private let storage: UnsafeMutableRawPointer
 
     /// Copies `bytes` (UTF-8 JSON text) into a new message.
-    public convenience init(_ bytes: some Collection<UInt8>, headroom: Int = OutboundMessage.standardHeadroom) {
-        self.init(count: bytes.count, headroom: headroom) { buffer in
+    public convenience init(_ bytes: some Collection<UInt8>, headroom: Int = OutboundMessage.standardHeadroom, label: MessageLabel = .reply) {
+        self.init(count: bytes.count, headroom: headroom, label: label) { buffer in
             _ = buffer.initialize(from: bytes)
         }
     }
@@ -36,10 +38,14 @@ public final class OutboundMessage: @unchecked Sendable {
     }
 
     /// Creates a message of `count` bytes written by `body` in place.
-    public init(count: Int, headroom: Int = OutboundMessage.standardHeadroom, _ body: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
+    public init(
+        count: Int, headroom: Int = OutboundMessage.standardHeadroom, label: MessageLabel = .reply,
+        _ body: (UnsafeMutableBufferPointer<UInt8>) -> Void
+    ) {
         precondition(count >= 0 && headroom >= 0)
         self.count = count
         self.headroom = headroom
+        self.label = label
         self.storage = UnsafeMutableRawPointer.allocate(byteCount: headroom + count + 1, alignment: 16)
         let payload = (storage + headroom).bindMemory(to: UInt8.self, capacity: count)
         body(UnsafeMutableBufferPointer(start: payload, count: count))

@@ -30,7 +30,7 @@ package struct PatchFrame: Sendable {
         let start = writer.bytes.count
         writer.bytes.append(contentsOf: operations)
         writer.writeByte(UInt8(ascii: "}"))
-        self.message = OutboundMessage(writer.bytes, headroom: headroom)
+        self.message = OutboundMessage(writer.bytes, headroom: headroom, label: .patch(version: version))
         self.version = version
         self.base = base
         self.address = address

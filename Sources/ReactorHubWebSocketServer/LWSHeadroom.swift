@@ -10,6 +10,6 @@ enum LWSHeadroom {
     /// message written by a codec that was not told this transport's headroom).
     static func ensured(_ message: OutboundMessage) -> OutboundMessage {
         guard message.headroom < bytes else { return message }
-        return message.withBytes { OutboundMessage($0, headroom: bytes) }
+        return message.withBytes { OutboundMessage($0, headroom: bytes, label: message.label) }
     }
 }

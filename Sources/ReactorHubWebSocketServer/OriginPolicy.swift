@@ -1,6 +1,6 @@
 import Foundation
 
-/// The Origin rule of PROTOCOL.md: an upgrade whose `Origin` is listed (or `*` is), or is
+/// The Origin rule of PROTOCOL.md (and of HTTP requests to the layer above, API.md): an upgrade whose `Origin` is listed (or `*` is), or is
 /// the server's own origin (its host and port equal the `Host` header; the scheme only
 /// supplies the default port), is allowed;
 /// anything else, `null` included, is refused. Upgrades without `Origin` never get here.
@@ -9,10 +9,27 @@ struct OriginPolicy: Sendable {
     /// Whether the server speaks TLS (its own origin is then `https://`).
     let secure: Bool
 
+    /// What the rule says of an `Origin`.
+    enum Verdict: Equatable {
+        /// The server's own origin.
+        case sameOrigin
+        /// Another origin that `allowed` lists (its responses carry the CORS headers).
+        case listed
+        case refused
+    }
+
     func allows(origin: String, host: String?) -> Bool {
-        if allowed.contains("*") { return true }
+        verdict(origin: origin, host: host) != .refused
+    }
+
+    func verdict(origin: String, host: String?) -> Verdict {
+        if isSameOrigin(origin, host: host) { return .sameOrigin }
+        if allowed.contains("*") { return .listed }
         let normalized = Self.normalize(origin)
-        if allowed.contains(where: { Self.normalize($0) == normalized }) { return true }
+        return allowed.contains(where: { Self.normalize($0) == normalized }) ? .listed : .refused
+    }
+
+    private func isSameOrigin(_ origin: String, host: String?) -> Bool {
         guard let host, let parsed = URLComponents(string: origin), let scheme = parsed.scheme?.lowercased(),
               let rawHost = parsed.host?.lowercased(), scheme == "http" || scheme == "https"
         else { return false }

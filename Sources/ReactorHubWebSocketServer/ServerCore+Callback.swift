@@ -34,6 +34,7 @@ func reactorHubServiceCallback(
     case LWS_CALLBACK_CLOSED_HTTP:
         core.socketClosing(lws_get_socket_fd(wsi))
         core.forgetExchange(wsi)
+        core.streamClosed(wsi)
         return lws_callback_http_dummy(wsi, reason, user, input, length)
 
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
@@ -88,6 +89,7 @@ func reactorHubServiceCallback(
 
     case LWS_CALLBACK_WSI_DESTROY:
         core.forgetExchange(wsi)
+        core.streamClosed(wsi)
         core.socketClosed(wsi)
         return lws_callback_http_dummy(wsi, reason, user, input, length)
 

@@ -15,6 +15,9 @@ extension ServerCore {
         var dispatched = false
         /// Close the connection after the response (a `POST` or `PUT` without a body).
         var closeAfter = false
+        /// The `Origin` of a cross-origin request that `security.allowedOrigins` lists: its
+        /// response carries the CORS headers.
+        var corsOrigin: String?
     }
 
     private static func key(_ wsi: OpaquePointer) -> UInt { UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(wsi))) }
@@ -28,13 +31,21 @@ extension ServerCore {
     func beginExchange(_ wsi: OpaquePointer, method: String, path: String) -> Int32 {
         nextExchange += 1
         let id = nextExchange
+        let origin = header(wsi, rh_lws_token_origin())
+        let verdict = origin.map { OriginPolicy(allowed: configuration.allowedOrigins, secure: configuration.tls != nil).verdict(origin: $0, host: header(wsi, rh_lws_token_host())) }
+        if verdict == .refused {
+            originsRejected.add(1, ordering: .relaxed)
+            logger.info("refusing request: origin not allowed", metadata: ["origin": origin ?? "", "path": path, "peer": peerAddress(wsi)])
+        }
         let request = HTTPRequest(
             method: method, path: path, query: queryArguments(wsi), authorization: header(wsi, rh_lws_token_authorization()),
-            body: [], peerAddress: peerAddress(wsi)
+            body: [], peerAddress: peerAddress(wsi), headers: requestHeaders(wsi, origin: origin), originAllowed: verdict != .refused
         )
-        let expectsBody = method == "POST" || method == "PUT"
+        let expectsBody = method == "POST" || method == "PUT" || method == "PATCH"
         let announced = Int(header(wsi, rh_lws_token_content_length())?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
-        exchanges[id] = Exchange(wsi: wsi, request: request, closeAfter: expectsBody && announced == 0)
+        exchanges[id] = Exchange(
+            wsi: wsi, request: request, closeAfter: expectsBody && announced == 0, corsOrigin: verdict == .listed ? origin : nil
+        )
         exchangeByWSI[Self.key(wsi)] = id
         if !expectsBody || announced == 0 {
             dispatch(id)
@@ -46,10 +57,13 @@ extension ServerCore {
     func exchangeBody(_ wsi: OpaquePointer, _ chunk: UnsafeRawBufferPointer) -> Int32 {
         guard let id = exchangeByWSI[Self.key(wsi)], var exchange = exchanges[id], !exchange.dispatched else { return 0 }
         if exchange.request.body.count + chunk.count > configuration.maxRequestBodyBytes {
-            exchange.dispatched = true
-            exchange.response = .text(413, "request body over \(configuration.maxRequestBodyBytes) bytes")
+            // Answered now (by the handler, in its own words) and the connection closed after
+            // it: the rest of the body is not read.
+            exchange.request.body = []
+            exchange.request.bodyOverLimit = true
+            exchange.closeAfter = true
             exchanges[id] = exchange
-            lws_callback_on_writable(wsi)
+            dispatch(id)
             return 0
         }
         exchange.request.body.append(contentsOf: chunk)
@@ -84,14 +98,47 @@ extension ServerCore {
     /// The socket of an exchange can take its response. Returns nil when the wsi is not
     /// one of ours (static files), else what lws expects.
     func exchangeWritable(_ wsi: OpaquePointer) -> Int32? {
-        guard let id = exchangeByWSI[Self.key(wsi)], let exchange = exchanges[id] else { return nil }
-        guard let response = exchange.response else { return 0 }
+        if let stream = streamByWSI[Self.key(wsi)].flatMap({ streams[$0] }) { return streamWritable(stream) }
+        guard let id = exchangeByWSI[Self.key(wsi)], var exchange = exchanges[id] else { return nil }
+        guard var response = exchange.response else { return 0 }
         forgetExchange(wsi)
+        if let origin = exchange.corsOrigin {
+            response.headers += [
+                HTTPField("Access-Control-Allow-Origin", origin), HTTPField("Vary", "Origin"),
+                HTTPField("Access-Control-Expose-Headers", "ETag, Retry-After, WWW-Authenticate"),
+            ]
+        }
+        if let opening = response.stream {
+            exchange.response = response
+            return openStream(wsi, exchange, opening)
+        }
         if exchange.closeAfter {
             respond(wsi, response, headers: [HTTPHeader(name: "connection:", value: "close")])
             return -1
         }
         return respondAndComplete(wsi, response, omitBody: exchange.request.method == "HEAD")
+    }
+
+    /// The headers of a request the handler reads (`HTTPRequest.headers`), by lower-case name.
+    private func requestHeaders(_ wsi: OpaquePointer, origin: String?) -> [String: String] {
+        var headers: [String: String] = [:]
+        headers["origin"] = origin
+        headers["accept"] = header(wsi, rh_lws_token_accept())
+        headers["content-type"] = header(wsi, rh_lws_token_content_type())
+        headers["if-none-match"] = header(wsi, rh_lws_token_if_none_match())
+        headers["last-event-id"] = customHeader(wsi, "last-event-id:")
+        headers["access-control-request-method"] = customHeader(wsi, "access-control-request-method:")
+        return headers
+    }
+
+    /// A header lws has no index for (`name` with its colon, lower case), when sent.
+    func customHeader(_ wsi: OpaquePointer, _ name: String) -> String? {
+        let length = lws_hdr_custom_length(wsi, name, Int32(name.utf8.count))
+        guard length >= 0 else { return nil }
+        var buffer = [CChar](repeating: 0, count: Int(length) + 1)
+        let copied = lws_hdr_custom_copy(wsi, &buffer, Int32(buffer.count), name, Int32(name.utf8.count))
+        guard copied >= 0 else { return nil }
+        return Self.text(buffer, count: copied)
     }
 
     /// The wsi is gone: whatever it waited for is dropped.

@@ -150,11 +150,14 @@ extension ServerCore {
 
     /// Writes status line, headers and body in one write, as lws does for its own status
     /// pages on HTTP/1 (lws buffers what the socket does not take at once). Returns false
-    /// when the write failed.
+    /// when the write failed. An event stream's head (`response.stream`) has no length: the
+    /// body is what follows until the connection closes; 204 and 304 have none either.
     @discardableResult
     func respond(_ wsi: OpaquePointer, _ response: HTTPResponse, headers: [HTTPHeader] = [], omitBody: Bool = false) -> Bool {
         let headroom = LWSHeadroom.bytes
-        var buffer = [UInt8](repeating: 0, count: headroom + 2048 + response.body.count)
+        let headers = headers + response.headers.map { HTTPHeader(name: $0.name.lowercased() + ":", value: $0.value) }
+        let hasLength = response.stream == nil && response.status != 204 && response.status != 304
+        var buffer = [UInt8](repeating: 0, count: headroom + 2048 + headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 } + response.body.count)
         return buffer.withUnsafeMutableBufferPointer { storage -> Bool in
             let start = storage.baseAddress! + headroom
             let end = storage.baseAddress! + storage.count
@@ -165,7 +168,7 @@ extension ServerCore {
                   addHeader(wsi, "content-type:", response.contentType, &cursor, end),
                   addHeader(wsi, "cache-control:", "no-store", &cursor, end),
                   headers.allSatisfy({ addHeader(wsi, $0.name, $0.value, &cursor, end) }),
-                  lws_add_http_header_content_length(wsi, lws_filepos_t(response.body.count), &cursor, end) == 0,
+                  !hasLength || lws_add_http_header_content_length(wsi, lws_filepos_t(response.body.count), &cursor, end) == 0,
                   lws_finalize_http_header(wsi, &cursor, end) == 0,
                   var position = cursor
             else { return false }
@@ -200,6 +203,7 @@ extension ServerCore {
         let methods: [(Int32, String)] = [
             (rh_lws_token_get_uri(), "GET"), (rh_lws_token_post_uri(), "POST"), (rh_lws_token_head_uri(), "HEAD"),
             (rh_lws_token_put_uri(), "PUT"), (rh_lws_token_delete_uri(), "DELETE"), (rh_lws_token_options_uri(), "OPTIONS"),
+            (rh_lws_token_patch_uri(), "PATCH"),
         ]
         return methods.first { rh_lws_hdr_total_length(wsi, $0.0) > 0 }?.1
     }

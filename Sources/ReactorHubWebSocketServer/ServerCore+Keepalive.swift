@@ -69,6 +69,7 @@ extension ServerCore {
     /// own close timeout.
     func sweepKeepalive() {
         let now = Keepalive.now()
+        sweepStreams(now: now)
         for connection in connections.values
         where connection.pendingClose == nil && connection.sentClose == nil && connection.droppedFor == nil {
             switch keepalive.step(silence: now - connection.lastHeard, pinged: connection.pinged) {

@@ -40,6 +40,11 @@ final class ServerCore: @unchecked Sendable {
     /// Small messages of one writable callback, framed for one write.
     let frameBatch = FrameBatch()
     var nextConnectionNumber: UInt64 = 0
+    /// Open event streams, by connection and by wsi, and the buffer their events are
+    /// written from.
+    var streams: [ConnectionID: EventStream] = [:]
+    var streamByWSI: [UInt: ConnectionID] = [:]
+    var streamBuffer: [UInt8] = []
     /// HTTP requests the handler answers, by number and by wsi.
     var exchanges: [UInt64: Exchange] = [:]
     var exchangeByWSI: [UInt: UInt64] = [:]
@@ -254,14 +259,10 @@ final class ServerCore: @unchecked Sendable {
         for command in inbox.takeAll() {
             switch command {
             case .outputReady(let id):
-                if let connection = connections[id] {
-                    requestWritable(connection)
-                }
+                outputReady(id)
             case .outputReadyMany(let ids):
                 for id in ids {
-                    if let connection = connections[id] {
-                        requestWritable(connection)
-                    }
+                    outputReady(id)
                 }
             case .setReading(let id, let enabled):
                 if let connection = connections[id], connection.echo == nil, connection.readingPaused == enabled {
@@ -271,10 +272,15 @@ final class ServerCore: @unchecked Sendable {
             case .close(let id, let code, let reason, let afterFlush):
                 if let connection = connections[id] {
                     scheduleClose(connection, code: code, reason: reason, afterFlush: afterFlush)
+                } else if let stream = streams[id] {
+                    scheduleClose(stream, code: code, reason: reason, afterFlush: afterFlush)
                 }
             case .closeAll(let code, let reason, let afterFlush):
                 for connection in connections.values {
                     scheduleClose(connection, code: code, reason: reason, afterFlush: afterFlush)
+                }
+                for stream in streams.values {
+                    scheduleClose(stream, code: code, reason: reason, afterFlush: afterFlush)
                 }
             case .httpResponse(let id, let response):
                 exchangeAnswered(id, response)
@@ -283,6 +289,15 @@ final class ServerCore: @unchecked Sendable {
             case .stop:
                 running.store(false, ordering: .releasing)
             }
+        }
+    }
+
+    /// Asks for the writable callback of `id`, a WebSocket or an event stream, if still open.
+    private func outputReady(_ id: ConnectionID) {
+        if let connection = connections[id] {
+            requestWritable(connection)
+        } else if let stream = streams[id] {
+            requestWritable(stream)
         }
     }
 

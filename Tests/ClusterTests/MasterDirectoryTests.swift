@@ -46,6 +46,9 @@ struct MasterDirectoryTests {
         var configuration = RedisFixture.configuration(frozen.server)
         // Only the withdrawal can end the command: its timeout is longer than the test's wait.
         configuration.commandTimeout = .seconds(600)
+        // No health check either: a PING stuck in the frozen socket would hold the command
+        // in the queue, and it would then meet "no Redis master" instead of the cut link.
+        configuration.healthCheckInterval = .seconds(600)
         let (directory, client) = frozen.clientFollowingTheMaster(configuration)
         try await eventually("the client connects") { client.isConnected }
         frozen.server.pause()

@@ -22,7 +22,7 @@ struct ConfigurationReferenceTests {
         #expect(rows.contains(#"| `cluster.redis` | `"127.0.0.1:6379"` | a "HOST:PORT" string | `REACTORHUB_CLUSTER_REDIS`, `--cluster-redis HOST:PORT` | the Redis server |"#))
         #expect(rows.contains { $0.hasPrefix("| `auth` | absent | ") })
         #expect(rows.contains { $0.hasPrefix(#"| `auth.anonymousRights` | `{"read":[],"act":[]}` | "#) })
-        #expect(rows.count == 2 + 70 + 8)
+        #expect(rows.count == 2 + 72 + 9)
     }
 
     /// The lines only in `old` (`-`) and only in `new` (`+`), in order.

@@ -10,7 +10,7 @@ struct PrintConfigTests {
         let printed = try disk.load().json()
         #expect(printed.objectValue?.keys == [
             "host", "port", "webRoot", "logLevel", "logFormat", "limits", "shutdownGraceMs", "history", "keepalive",
-            "reactors", "persistence", "diagnostics",
+            "reactors", "persistence", "webhooks", "diagnostics",
         ])
         #expect(printed["limits"]?.objectValue?.keys == [
             "maxMessageBytes", "maxConnections", "maxJoinsPerConnection", "actionsPerSecond", "actionBurst", "outboundQueueBytes",
@@ -29,7 +29,7 @@ struct PrintConfigTests {
     @Test func presentOptionalSectionsArePrintedWhole() throws {
         let disk = disk.adding("/home/me/c.json", #"{"presence": {"maxListed": 5}, "metrics": {}, "cluster": {"nodeId": "a"}}"#)
         let printed = try disk.load(["--config", "c.json"]).json()
-        #expect(printed.objectValue?.keys.suffix(4) == ["metrics", "presence", "cluster", "diagnostics"])
+        #expect(printed.objectValue?.keys.suffix(5) == ["metrics", "presence", "cluster", "webhooks", "diagnostics"])
         #expect(printed["presence"] == ["maxBytes": 1024, "maxListed": 5])
         #expect(printed["metrics"] == ["enabled": true])
         #expect(printed["cluster"] == [

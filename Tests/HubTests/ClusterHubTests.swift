@@ -182,7 +182,7 @@ struct ClusterHubTests {
     }
 
     @Test func theDrainHandsTheLeaseOverAndAnotherNodeContinuesTheEpoch() async throws {
-        try await withNodes(2, lease: .seconds(30)) { nodes in
+        try await withNodes(2, lease: .seconds(600)) { nodes in
             let owner = try await nodes[0].connect()
             let joined = try await owner.join("doc/h")
             let follower = try await nodes[1].connect()
@@ -191,7 +191,8 @@ struct ClusterHubTests {
             #expect(try await owner.next(timeout: 60)["type"] == "ack")
             #expect(try await follower.next(timeout: 60)["version"] == 1)
             await stop(nodes[0])
-            // With a 30 s lease, only the release at the drain lets the follower take over now.
+            // With a 600 s lease, only the release at the drain lets the follower take over
+            // before the deadline below (generous: a loaded machine is slow, not 600 s slow).
             let started = ContinuousClock.now
             var ref = 0
             while true {
@@ -200,8 +201,8 @@ struct ClusterHubTests {
                 let reply = try await follower.next(timeout: 60)
                 if reply["type"] == "ack" { break }
                 #expect(reply["code"] == "overloaded")
-                // Well within the 30 s lease: the release, not the lapse, let it in.
-                #expect(ContinuousClock.now - started < .seconds(10))
+                // Long before the lease could lapse: the release, not the lapse, let it in.
+                try #require(ContinuousClock.now - started < .seconds(120), "still refused: \(reply)")
                 try await Task.sleep(for: .milliseconds(50))
             }
             let patch = try await follower.next(timeout: 60)

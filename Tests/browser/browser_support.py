@@ -187,6 +187,9 @@ class Browser:
 
 
 # Chromium logs a failed WebSocket handshake as a console error, and no page script can prevent
-# it. Tests that take the daemon down on purpose allow exactly these, for its port.
+# it; after one, the demo tries its HTTP fallback (GET /api/v1/kinds, docs/api-http.md), whose
+# failure is logged too while the daemon is down. Tests that take the daemon down on purpose
+# allow exactly these, for its port.
 def websocket_failure(port: int):
-    return re.compile(rf"WebSocket connection to 'ws://127\.0\.0\.1:{port}/ws' failed")
+    return re.compile(rf"WebSocket connection to 'ws://127\.0\.0\.1:{port}/ws' failed"
+                      rf"|127\.0\.0\.1:{port}/api/v1/kinds - Failed to load resource")

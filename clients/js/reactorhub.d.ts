@@ -273,3 +273,36 @@ export declare class ReactorHubClient {
 
 /** Creates a client and opens its connection; several URLs are tried in turn. */
 export declare function connect(url: string | string[], options?: ConnectOptions): ReactorHubClient;
+
+/** What `EventStreamSocket` uses of the page (tests pass their own). */
+export interface EventStreamSocketOptions {
+  EventSource?: typeof EventSource;
+  fetch?: typeof fetch;
+}
+
+/** Protocol v1 over the HTTP API (Server-Sent Events and POST), where a WebSocket cannot open: pass
+ *  it, or `withEventStreamFallback()`, as the `WebSocket` option. Presence cannot be set over it. */
+export declare class EventStreamSocket {
+  static readonly CONNECTING: 0;
+  static readonly OPEN: 1;
+  static readonly CLOSING: 2;
+  static readonly CLOSED: 3;
+  constructor(url: string, protocols?: string | string[], options?: EventStreamSocketOptions);
+  readonly url: string;
+  readonly protocol: string;
+  readonly readyState: number;
+  onopen: ((event: object) => void) | null;
+  onmessage: ((event: { data: string }) => void) | null;
+  onclose: ((event: { code: number; reason: string }) => void) | null;
+  onerror: ((event: object) => void) | null;
+  addEventListener(type: 'open' | 'close' | 'error', listener: (event: any) => void): void;
+  send(text: string): void;
+  close(code?: number, reason?: string): void;
+}
+
+/** A `WebSocket` option that falls back to `EventStreamSocket` when a WebSocket cannot open, and
+ *  tries a WebSocket again when the fallback cannot open either. */
+export declare function withEventStreamFallback(
+  WebSocketImpl?: new (url: string, protocols?: string | string[]) => WebSocket,
+  options?: EventStreamSocketOptions,
+): new (url: string, protocols?: string | string[]) => WebSocket;

@@ -299,18 +299,24 @@ function base64UrlDecode(text) {
   return new TextDecoder().decode(bytes);
 }
 
-/** The `exp` of a JWT (seconds since 1970), read from its payload without verifying anything;
- *  undefined when the text is not a JWT or has no numeric `exp`. */
-export function tokenExpiry(token) {
+// The payload of a JWT, read without verifying anything; undefined when the text is not a JWT.
+function tokenPayload(token) {
   if (typeof token !== 'string') return undefined;
   const parts = token.split('.');
   if (parts.length !== 3) return undefined;
   try {
-    const exp = JSON.parse(base64UrlDecode(parts[1])).exp;
-    return typeof exp === 'number' && Number.isFinite(exp) ? exp : undefined;
+    const payload = JSON.parse(base64UrlDecode(parts[1]));
+    return payload !== null && typeof payload === 'object' ? payload : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The `exp` of a JWT (seconds since 1970), read from its payload without verifying anything;
+ *  undefined when the text is not a JWT or has no numeric `exp`. */
+export function tokenExpiry(token) {
+  const exp = tokenPayload(token)?.exp;
+  return typeof exp === 'number' && Number.isFinite(exp) ? exp : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1410,6 +1416,207 @@ export class ReactorHubClient {
     this._dropActions(entry, error.code, (r) => `action ${r.id} on ${entry.address} was not sent: ${error.message}`);
     this._announcePending();
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The HTTP fallback: the same protocol over Server-Sent Events and POST (docs/api-http.md)
+
+/**
+ * A stand-in for a WebSocket that speaks protocol v1 over the daemon's HTTP API, for pages behind
+ * proxies that break WebSocket: one `EventSource` per joined reactor brings its snapshot, patches,
+ * pulses and presence (resuming by itself with `Last-Event-ID` after a drop), and actions go as
+ * `POST /api/v1/reactors/KIND/ID/actions`, answered as an `ack` or an `error`. Its `hello` comes
+ * from `GET /api/v1/kinds`. Presence cannot be set over HTTP: `presence` is answered `bad_request`.
+ * Pass it (or `withEventStreamFallback()`) as the client's `WebSocket` option.
+ */
+export class EventStreamSocket {
+  static CONNECTING = 0;
+  static OPEN = 1;
+  static CLOSING = 2;
+  static CLOSED = 3;
+
+  constructor(url, _protocols, options = {}) {
+    const parsed = new URL(url);
+    this.url = url;
+    this.protocol = 'reactorhub.v1+sse';
+    this.readyState = EventStreamSocket.CONNECTING;
+    this.onopen = this.onmessage = this.onclose = this.onerror = null;
+    this._listeners = { open: [], close: [], error: [] };
+    this._base = `${parsed.protocol === 'wss:' ? 'https:' : 'http:'}//${parsed.host}`;
+    this._token = parsed.searchParams.get('token');
+    this._EventSource = options.EventSource ?? globalThis.EventSource;
+    this._fetch = options.fetch ?? ((...args) => globalThis.fetch(...args));
+    this._streams = new Map(); // reactor → {source, joinRef}
+    this._start();
+  }
+
+  async _start() {
+    let kinds;
+    try {
+      const response = await this._fetch(`${this._base}/api/v1/kinds`, { headers: this._headers(), cache: 'no-store' });
+      if (!response.ok) throw new Error(`GET /api/v1/kinds answered ${response.status}`);
+      kinds = (await response.json()).kinds;
+    } catch {
+      return this._end(1006, 'the HTTP API did not answer', true);
+    }
+    if (this.readyState !== EventStreamSocket.CONNECTING) return;
+    this.readyState = EventStreamSocket.OPEN;
+    this._fire('open', {});
+    const hello = { type: 'hello', protocol: 1, server: 'reactorhub over HTTP (Server-Sent Events)', session: 'http', transport: 'http', reactors: kinds };
+    const subject = tokenPayload(this._token)?.sub;
+    if (typeof subject === 'string') hello.user = subject;
+    this._deliver(hello);
+  }
+
+  /** `open`, `close` and `error` listeners, as a WebSocket takes them. */
+  addEventListener(type, listener) {
+    this._listeners[type]?.push(listener);
+  }
+
+  _fire(type, event) {
+    this[`on${type}`]?.(event);
+    for (const listener of this._listeners[type] ?? []) listener(event);
+  }
+
+  _headers(json = false) {
+    const headers = json ? { 'Content-Type': 'application/json' } : {};
+    if (this._token) headers.Authorization = `Bearer ${this._token}`;
+    return headers;
+  }
+
+  _deliver(message) {
+    if (this.readyState === EventStreamSocket.OPEN) this.onmessage?.({ data: JSON.stringify(message) });
+  }
+
+  send(text) {
+    if (this.readyState !== EventStreamSocket.OPEN) throw new Error('the connection is not open');
+    const message = JSON.parse(text);
+    const ref = message.ref;
+    switch (message.type) {
+      case 'join': return this._join(message.reactor, ref);
+      case 'leave':
+        this._streams.get(message.reactor)?.source.close();
+        this._streams.delete(message.reactor);
+        return this._deliver({ type: 'left', reactor: message.reactor, ref });
+      case 'action': return this._act(message);
+      case 'ping': return this._deliver({ type: 'pong', ref });
+      case 'auth': {
+        this._token = message.token;
+        const claims = tokenPayload(message.token) ?? {};
+        return this._deliver({ type: 'authed', ref, user: claims.sub ?? null, expires: claims.exp ?? null });
+      }
+      default:
+        return this._deliver({ type: 'error', ref, code: 'bad_request', message: `'${message.type}' needs a WebSocket connection (this page follows its reactors over Server-Sent Events)` });
+    }
+  }
+
+  // One EventSource per reactor: its first snapshot answers the join (with its ref); later ones
+  // (after a lag, or a reconnect that could not resume) come unsolicited, as over a WebSocket.
+  _join(reactor, ref) {
+    this._streams.get(reactor)?.source.close();
+    const query = this._token ? `?token=${encodeURIComponent(this._token)}` : '';
+    const source = new this._EventSource(`${this._base}/api/v1/reactors/${reactor}/events${query}`);
+    const stream = { source, joinRef: ref };
+    this._streams.set(reactor, stream);
+    const forward = (event) => {
+      if (this._streams.get(reactor) !== stream) return;
+      const message = JSON.parse(event.data);
+      if (message.type === 'snapshot' && stream.joinRef !== undefined) {
+        message.ref = stream.joinRef;
+        stream.joinRef = undefined;
+      }
+      this._deliver(message);
+    };
+    for (const name of ['snapshot', 'patch', 'pulse', 'presence']) source.addEventListener(name, forward);
+    source.addEventListener('error', (event) => {
+      if (this._streams.get(reactor) !== stream) return;
+      if (typeof event.data === 'string') {
+        // The server refused the join (an `error` event): answered as over a WebSocket.
+        source.close();
+        this._streams.delete(reactor);
+        this._deliver({ ...JSON.parse(event.data), ref: stream.joinRef });
+      } else if (source.readyState === 2) {
+        source.close();
+        this._streams.delete(reactor);
+        if (stream.joinRef !== undefined) return this._refused(reactor, stream.joinRef);
+        // A stream that had opened, refused when it came back (an expired token): the connection
+        // is over, and the client reconnects (with a fresh token).
+        this._end(1006, `the event stream of ${reactor} was refused`);
+      }
+      // Otherwise the browser reconnects by itself and resumes with Last-Event-ID.
+    });
+  }
+
+  // The stream of a join was refused before its snapshot: an EventSource does not say why, so
+  // the reactor's state is asked for, which answers the same refusal (unknown_reactor, forbidden,
+  // …) in its body; that is the join's error, as over a WebSocket. When the state is served, the
+  // stream was refused for the connection (too many): it is over, and the client reconnects.
+  async _refused(reactor, ref) {
+    let response;
+    let reply;
+    try {
+      response = await this._fetch(`${this._base}/api/v1/reactors/${reactor}`, { headers: this._headers(), cache: 'no-store' });
+      reply = await response.json();
+    } catch {
+      return this._end(1006, `the event stream of ${reactor} was refused`);
+    }
+    if (response.ok || !reply?.error) return this._end(1006, `the event stream of ${reactor} was refused`);
+    this._deliver({ type: 'error', ref, code: reply.error.code, message: reply.error.message });
+  }
+
+  async _act(message) {
+    const body = { action: message.action };
+    if (message.id !== undefined) body.id = message.id;
+    let response;
+    let reply;
+    try {
+      response = await this._fetch(`${this._base}/api/v1/reactors/${message.reactor}/actions`, {
+        method: 'POST', headers: this._headers(true), body: JSON.stringify(body), cache: 'no-store',
+      });
+      reply = await response.json();
+    } catch {
+      // Not answered: the client resends it (with its id) once it has reconnected.
+      return this._end(1006, 'an action could not be sent');
+    }
+    if (response.ok) {
+      this._deliver({ type: 'ack', reactor: reply.reactor, ref: message.ref, version: reply.version, applied: reply.applied, ...(reply.duplicate ? { duplicate: true } : {}) });
+    } else {
+      this._deliver({ type: 'error', ref: message.ref, code: reply.error?.code ?? 'internal', message: reply.error?.message ?? `HTTP ${response.status}`, ...(reply.duplicate ? { duplicate: true } : {}) });
+    }
+  }
+
+  close(code = 1000, reason = '') {
+    this._end(code, reason);
+  }
+
+  _end(code, reason, failedToOpen = false) {
+    if (this.readyState === EventStreamSocket.CLOSED) return;
+    const wasOpen = this.readyState === EventStreamSocket.OPEN;
+    this.readyState = EventStreamSocket.CLOSED;
+    for (const { source } of this._streams.values()) source.close();
+    this._streams.clear();
+    if (failedToOpen || !wasOpen) this._fire('error', {});
+    setTimeout(() => this._fire('close', { code, reason }), 0);
+  }
+}
+
+/**
+ * A WebSocket constructor for the client's `WebSocket` option that falls back to
+ * `EventStreamSocket` when a WebSocket cannot open (a proxy that breaks it), and tries a WebSocket
+ * again when the fallback cannot open either (the server is down, not the WebSocket).
+ */
+export function withEventStreamFallback(WebSocketImpl = globalThis.WebSocket, options = {}) {
+  let useFallback = false;
+  return function FallbackSocket(url, protocols) {
+    const viaFallback = useFallback;
+    const socket = viaFallback ? new EventStreamSocket(url, protocols, options) : new WebSocketImpl(url, protocols);
+    let opened = false;
+    socket.addEventListener('open', () => { opened = true; });
+    const failed = () => { if (!opened) useFallback = !viaFallback; };
+    socket.addEventListener('error', failed);
+    socket.addEventListener('close', failed);
+    return socket;
+  };
 }
 
 /** Creates a client and opens its connection; `url` is one URL or an array of them (tried in turn). */

@@ -1,4 +1,5 @@
-/// What the server knows about a connection when its upgrade completes.
+/// What the server knows about a connection when its upgrade completes (or, for an event
+/// stream, when its response begins).
 public struct ConnectionInfo: Sendable, Equatable {
     /// The connection's identifier.
     public var id: ConnectionID
@@ -15,12 +16,15 @@ public struct ConnectionInfo: Sendable, Equatable {
     public var query: [String: String]
     /// The upgrade's `Authorization` header, when sent.
     public var authorization: String?
+    /// Set for an event stream (API.md): the reactor it follows; nil for a WebSocket.
+    public var stream: EventStreamOpening?
 
     /// Creates a description of a connection.
     public init(
         id: ConnectionID, path: String, origin: String?, subprotocol: String?, peerAddress: String,
-        query: [String: String] = [:], authorization: String? = nil
+        query: [String: String] = [:], authorization: String? = nil, stream: EventStreamOpening? = nil
     ) {
+        self.stream = stream
         self.id = id
         self.path = path
         self.origin = origin

@@ -3,13 +3,19 @@ import ReactorHubLocking
 
 /// One connection's outbox, shared by whoever sends to it (instances on their serial
 /// contexts, the hub on the service thread) and the transport that pulls from it.
+///
+/// A caller inside the process (an HTTP request waiting for its action's reply) has a
+/// `receiver` instead: what is sent to it is handed over at once, and nothing queues.
 package final class ConnectionOutput: Sendable {
     package let id: ConnectionID
     private let outbox: Locked<Outbox>
+    /// Takes everything sent to a caller inside the process; nil for a transport's connection.
+    package let receiver: (@Sendable (Outgoing) -> Void)?
 
-    package init(id: ConnectionID, limits: DeliveryLimits) {
+    package init(id: ConnectionID, limits: DeliveryLimits, receiver: (@Sendable (Outgoing) -> Void)? = nil) {
         self.id = id
         self.outbox = Locked(Outbox(limits: limits))
+        self.receiver = receiver
     }
 
     /// What appending did, for the one who appended: wake the transport, log a shed,

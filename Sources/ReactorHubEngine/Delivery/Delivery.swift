@@ -42,6 +42,7 @@ package final class Delivery: Sendable {
 
     /// Queues `entry` for one connection.
     package func send(_ entry: Outgoing, to output: ConnectionOutput) {
+        if let receiver = output.receiver { return receiver(entry) }
         let report = output.append(entry, pressure: overBudget.load(ordering: .relaxed))
         if report.wake { transport.outputReady(output.id) }
         handle(report, of: output)
@@ -54,6 +55,10 @@ package final class Delivery: Sendable {
         wake.reserveCapacity(outputs.count)
         let pressure = overBudget.load(ordering: .relaxed)
         for output in outputs {
+            if let receiver = output.receiver {
+                entries.forEach(receiver)
+                continue
+            }
             let report = output.append(entries, pressure: pressure)
             if report.wake { wake.append(output.id) }
             if report.shedMessages > 0 || report.overloaded { handle(report, of: output) }

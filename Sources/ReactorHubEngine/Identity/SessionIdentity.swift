@@ -28,6 +28,12 @@ enum SessionIdentity: Sendable {
         }
     }
 
+    /// Whom what it creates and sends counts against (`limits.maxInstancesPerUser`, the
+    /// HTTP action rate): its user, or the peer address when anonymous.
+    func quotaKey(peer: String) -> String {
+        user.map { "user \($0)" } ?? "address \(peer)"
+    }
+
     var isAuthenticated: Bool {
         if case .awaiting = self { return false }
         return true

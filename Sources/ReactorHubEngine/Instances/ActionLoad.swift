@@ -17,6 +17,9 @@ package final class ActionLoad: Sendable {
     /// Paused connections, and the stream they wait on (nil: the total).
     private let paused = Locked<[ConnectionID: StreamID?]>([:])
     private let anyPaused = Atomic<Bool>(false)
+    /// Instances past `perInstance`, until they are down to half: HTTP actions to them are
+    /// refused (an HTTP request has no socket to stop reading).
+    private let overloaded = Locked<Set<StreamID>>([])
 
     package init(perInstance: Int, total: Int, transport: any MessageTransport) {
         self.perInstance = max(perInstance, 1)
@@ -36,6 +39,7 @@ package final class ActionLoad: Sendable {
         let all = waiting.add(1, ordering: .relaxed).newValue
         guard instancePending > perInstance || all > total else { return }
         let reason: StreamID? = instancePending > perInstance ? stream : nil
+        if let reason { overloaded.withLock { _ = $0.insert(reason) } }
         let first = paused.withLock { paused -> Bool in
             defer { paused[id] = reason }
             return paused[id] == nil
@@ -55,6 +59,7 @@ package final class ActionLoad: Sendable {
         guard anyPaused.load(ordering: .relaxed) else { return }
         let totalLow = pending <= total / 2
         let instanceLow = instancePending <= perInstance / 2
+        if instanceLow { overloaded.withLock { _ = $0.remove(stream) } }
         let resumed = paused.withLock { paused -> [ConnectionID] in
             let ready = paused.filter { _, reason in reason == nil ? totalLow : (reason == stream && instanceLow) }.map(\.key)
             for id in ready { paused[id] = nil }
@@ -64,6 +69,12 @@ package final class ActionLoad: Sendable {
         for id in resumed {
             transport.setReading(id, enabled: true)
         }
+    }
+
+    /// Whether actions to the instance of `stream` are refused now (`overloaded`, for
+    /// senders that cannot be paused): it, or all instances together, are past their bound.
+    package func refuses(_ stream: StreamID) -> Bool {
+        pending > total || overloaded.withLock { $0.contains(stream) }
     }
 
     /// Whether an action of `output` that waited is still to be run.

@@ -43,10 +43,20 @@ package protocol HubInstance: AnyObject, Sendable {
     /// The hub dropped the instance from memory (idle eviction): release what it holds
     /// outside the process (a cluster lease, a subscription).
     func evicted()
+    /// The epoch and version subscribers hold now.
+    var position: (epoch: String, version: Int) { get }
+    /// The committed state (the HTTP API's `GET`).
+    func read() -> InstanceReading
+    /// The patches after `since` that the history still holds (the HTTP API's `…/patches`).
+    func missed(since: ClientMessage.ResumePoint) -> MissedPatches
+    /// Whether this process owns the instance (always on a single daemon; in a cluster,
+    /// while it holds the lease): the owner is who tells the world about it (webhooks).
+    var isOwner: Bool { get }
 }
 
 extension HubInstance {
     package func evicted() {}
+    package var isOwner: Bool { true }
 }
 
 /// What the admin API shows of an instance.
@@ -83,5 +93,15 @@ extension ViewedInstance {
 
     package func inspect(history: Int) -> InstanceInspection {
         view.inspect(history: history)
+    }
+
+    package var position: (epoch: String, version: Int) { view.position }
+
+    package func read() -> InstanceReading {
+        view.read()
+    }
+
+    package func missed(since: ClientMessage.ResumePoint) -> MissedPatches {
+        view.missed(since: since)
     }
 }

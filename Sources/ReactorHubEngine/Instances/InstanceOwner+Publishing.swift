@@ -58,6 +58,11 @@ extension InstanceOwner {
         guard let accepted = accepting else { return }
         accepting = nil
         let ack = context.codec.ack(addressText, ref: sender.ref, version: accepted.version, applied: published.version)
+        if let events = context.events, let action = sender.action {
+            events.emit(.action, in: address) {
+                .action(address, user: sender.sender?.user, action: action.actionObjectForm, version: accepted.version, applied: published.version)
+            }
+        }
         let reply = LoggedReply(message: ack, to: sender.ref == nil ? nil : sender.target, actionID: id)
         if sender.ref != nil || id != nil {
             if accepted.index < burst.count, case .patch(let frame, let state, nil) = burst[accepted.index] {
@@ -118,6 +123,9 @@ extension InstanceOwner {
         }
         for pulse in pulses {
             burst.append(.pulse(context.codec.pulse(addressText, version: published.version, name: pulse.name, value: pulse.value)))
+            context.events?.emit(.pulse, in: address) {
+                .pulse(address, version: published.version, name: pulse.name, value: pulse.value)
+            }
         }
     }
 

@@ -30,16 +30,19 @@ package final class InstanceOwner<R: Reactor>: @unchecked Sendable where R.Actio
         /// load (backpressure) and are withdrawn if it closes first.
         package var connection: ConnectionOutput?
         package var receivedAt: ContinuousClock.Instant = .now
+        /// The action as it came (JSON), for the `action` event; nil when nobody hears it.
+        package var action: JSONValue?
 
         package init(
             target: ReplyTarget, ref: Ref?, sender: Sender?, connection: ConnectionOutput? = nil,
-            receivedAt: ContinuousClock.Instant = .now
+            receivedAt: ContinuousClock.Instant = .now, action: JSONValue? = nil
         ) {
             self.target = target
             self.ref = ref
             self.sender = sender
             self.connection = connection
             self.receivedAt = receivedAt
+            self.action = action
         }
     }
 

@@ -16,6 +16,8 @@ package final class InstanceSlot: Sendable {
         case presence(ConnectionOutput, user: String?, state: [UInt8]?, ref: Ref?)
         /// `reply`: answer with `left` (a `leave`), or silently (the connection closed).
         case leave(ConnectionOutput, ref: Ref?, reply: Bool)
+        /// A look at the instance once it is ready (an HTTP read), or at why it could not be.
+        case visit(@Sendable (Result<any HubInstance, ProtocolError>) -> Void)
     }
 
     /// What the router should do with a request.

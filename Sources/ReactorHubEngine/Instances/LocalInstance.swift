@@ -100,7 +100,8 @@ package final class LocalInstance<R: Reactor>: ViewedInstance, Sendable where R.
             return ProtocolError(error, kind: view.address.kind)
         }
         let origin = InstanceOwner<R>.Origin(
-            target: .connection(output), ref: ref, sender: sender, connection: output, receivedAt: receivedAt
+            target: .connection(output), ref: ref, sender: sender, connection: output, receivedAt: receivedAt,
+            action: view.context.events == nil ? nil : payload
         )
         owner.dispatch(action, from: origin, id: id, label: view.context.actionLabels.label(of: payload))
         return nil

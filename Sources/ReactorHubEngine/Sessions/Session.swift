@@ -15,17 +15,20 @@ struct Session {
     /// The upgrade's path and the peer's address (admin listing).
     let path: String
     let peerAddress: String
+    /// An event stream (API.md): one reactor, no messages in.
+    let isStream: Bool
 
     /// Whom the instances this session creates count against (`limits.maxInstancesPerUser`):
     /// its user, or its peer address when anonymous.
     var quotaKey: String {
-        identity.user.map { "user \($0)" } ?? "address \(peerAddress)"
+        identity.quotaKey(peer: peerAddress)
     }
 
     init(
         output: ConnectionOutput, bucket: TokenBucket, joinBucket: TokenBucket, identity: SessionIdentity, path: String = "/ws",
-        peerAddress: String = ""
+        peerAddress: String = "", isStream: Bool = false
     ) {
+        self.isStream = isStream
         self.id = output.id
         self.output = output
         self.bucket = bucket

@@ -49,6 +49,8 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
     private let codecHolder = Locked<(any MessageCodec)?>(nil)
     private let stopping = Latch()
     private let draining = Atomic<Bool>(false)
+    /// The drain has begun: this node hands its leases over and takes no more.
+    var isDraining: Bool { draining.load(ordering: .sequentiallyConsistent) }
     /// The inbox reader's loop, started with the links and ended by `run()`'s shutdown.
     private let reading = Locked<Task<Void, Never>?>(nil)
     /// The sentinel watcher's loop, likewise: the master is asked for before the node serves.
@@ -206,7 +208,7 @@ public final class ClusterNode: Service, InstanceHost, Sendable {
     /// lease, so that another node takes it at once (SIGTERM). Forwarded actions are
     /// answered `overloaded` from now on.
     public func handOver() async {
-        guard !draining.exchange(true, ordering: .relaxed) else { return }
+        guard !draining.exchange(true, ordering: .sequentiallyConsistent) else { return }
         let owned = replicas.withLock { Array($0.values) }.filter(\.isOwned)
         await withTaskGroup(of: Void.self) { group in
             for replica in owned {

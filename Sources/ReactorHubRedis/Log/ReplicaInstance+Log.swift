@@ -173,7 +173,7 @@ extension ReplicaInstance {
             return .patch(frame, state: nil, reply: reply)
         }
         if entry.replyTo == ReplyAddress.everyone, let bytes = entry.reply {
-            return .pulse(context.codec.message(bytes))
+            return .pulse(context.codec.message(bytes, label: .pulse(version: entry.position.version)))
         }
         return .reply(reply ?? LoggedReply(message: context.codec.message([UInt8]()), to: nil))
     }

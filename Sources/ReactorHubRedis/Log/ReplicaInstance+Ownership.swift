@@ -35,7 +35,7 @@ extension ReplicaInstance {
             var state = try JSONValueDecoder().decode(R.State.self, from: committed)
             if let adjust { state = adjust(state) }
             let remembered = try await node.store.rememberedIDs(in: addressText)
-            guard !ended.load(ordering: .relaxed) else {
+            guard !ended.load(ordering: .relaxed), !node.isDraining else {
                 await node.release(lease)
                 return
             }

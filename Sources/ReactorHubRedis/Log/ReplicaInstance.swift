@@ -41,6 +41,8 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
     /// A read from Redis failed: the next sweep repairs.
     let needsRepair = Atomic<Bool>(false)
     let taking = Atomic<Bool>(false)
+    /// A released lease was heard: the next attempt to take it must not be skipped.
+    let retake = Atomic<Bool>(false)
     let ended = Atomic<Bool>(false)
     /// Read from Redis and applying entries (the node's sweeps wait for it).
     let started = Atomic<Bool>(false)
@@ -164,6 +166,8 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
         return false
     }
 
+    var isOwner: Bool { isOwned }
+
     func join(_ output: ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?, sender: Sender) -> ProtocolError? {
         let view = self.view
         if let refusal = JoinRule.refusal(by: rules, of: sender, state: { view.committedState }) {
@@ -249,7 +253,9 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
         if let change = action.membership, let member = action.sender {
             return owner.send(Membership(change, member))
         }
-        let sender = InstanceOwner<R>.Origin(target: .node(action.replyTo), ref: action.ref, sender: action.sender)
+        let sender = InstanceOwner<R>.Origin(
+            target: .node(action.replyTo), ref: action.ref, sender: action.sender, action: context.events == nil ? nil : action.action
+        )
         do throws(ActionDecodingError) {
             let label = context.actionLabels.label(of: action.action)
             owner.dispatch(try ActionDecoder().decode(R.Action.self, from: action.action), from: sender, id: action.id, label: label)
@@ -270,6 +276,7 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
     func leaseReleased() {
         guard !isOwned else { return }
         forgetHolder()
+        retake.store(true, ordering: .sequentiallyConsistent)
         Task { [self] in await sweep() }
     }
 
@@ -304,8 +311,22 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
         // Other nodes' entries leave when their node stops renewing them (its lease).
         if remotePresence.withLock({ !$0.sessions.isEmpty }) { await reconcilePresence() }
         if view.isStale { events.yield(.reload) } else if needsRepair.load(ordering: .relaxed) { events.yield(.repair(nil)) }
-        guard !ended.load(ordering: .relaxed), !isOwned, !taking.exchange(true, ordering: .relaxed) else { return }
-        defer { taking.store(false, ordering: .relaxed) }
+        // One attempt at a time; a release heard while one runs is tried again after it
+        // (`retake` is set before the notice's own sweep tries `taking`, and read after an
+        // attempt lets go of it: one of the two sees the other).
+        // A draining node takes nothing: it would hold the lease past its own stop (it hears
+        // the release of its own hand-over like any other node).
+        while !ended.load(ordering: .sequentiallyConsistent), !node.isDraining, !isOwned,
+            !taking.exchange(true, ordering: .sequentiallyConsistent)
+        {
+            retake.store(false, ordering: .sequentiallyConsistent)
+            await tryToTakeTheLease()
+            taking.store(false, ordering: .sequentiallyConsistent)
+            guard retake.load(ordering: .sequentiallyConsistent) else { return }
+        }
+    }
+
+    private func tryToTakeTheLease() async {
         do {
             switch try await node.leases.acquire(addressText) {
             case .acquired(let lease):
