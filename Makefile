@@ -13,8 +13,9 @@
 #                      against the echo path; writes
 #                      docs/conformance-autobahn.txt (installs wstest into .build/autobahn)
 #   make soak          churn, slow readers and every attack at once against the release
-#                      build for SOAK_SECONDS (default 600), then memory, descriptors, CPU
-#                      and convergence checked (BENCHMARKS.md, "Soak"); not part of make test
+#                      build for SOAK_SECONDS (default 600), memory held to a 256 MiB
+#                      limits.maxMemoryBytes, then memory, descriptors, CPU and convergence
+#                      checked (BENCHMARKS.md, "Soak"); not part of make test
 .PHONY: run test build release swift-test bench fuzz clean install uninstall config-table api conformance soak
 
 SWIFT ?= swift
