@@ -17,7 +17,7 @@ public func fuzzClientMessage(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
     case .success(let request):
         checkEchoed(request.ref, in: input.array)
         switch request.message {
-        case .join(let address, _), .leave(let address), .action(let address, _, _), .presence(let address, _):
+        case .join(let address, _, _), .leave(let address), .action(let address, _, _), .presence(let address, _):
             require(ReactorAddress(address.description) == address, "address \(address) does not parse back to itself")
         case .ping, .auth:
             break
