@@ -15,9 +15,11 @@ extension ServerCore {
 
     /// The agreement on the extension for an upgrade, or nil to go without it: off by
     /// configuration, no offer the server accepts, or no receive tap to clear RSV1 ahead
-    /// of lws.
+    /// of lws. On a TLS port lws reads through `SSL_read`, where the tap sees only
+    /// ciphertext: a client's compressed frame would reach lws with RSV1 set (a 1002), so
+    /// the extension is declined there.
     func deflateNegotiation(_ wsi: OpaquePointer) -> DeflateNegotiation? {
-        guard configuration.compression, ReceiveTap.isInstalled else { return nil }
+        guard configuration.compression, configuration.tls == nil, ReceiveTap.isInstalled else { return nil }
         return DeflateNegotiation(offers: extensionOffers(wsi))
     }
 

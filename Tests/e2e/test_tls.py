@@ -45,6 +45,8 @@ def test_the_daemon_says_https_and_serves_wss_with_a_verified_certificate(daemon
         hello = json.loads(ws.recv(15))
         assert (hello["type"], ws.subprotocol) == ("hello", "reactorhub.v1")
         assert ws.socket.version() in ("TLSv1.2", "TLSv1.3")
+        # The client offered permessage-deflate; a TLS port declines it (docs/protocol.md).
+        assert ws.response.headers.get("Sec-WebSocket-Extensions") is None
         ws.send(json.dumps({"type": "join", "reactor": "doc/tls", "ref": 1}))
         assert json.loads(ws.recv(15))["type"] == "snapshot"
         ws.send(json.dumps({"type": "action", "reactor": "doc/tls", "action": {"type": "set", "path": "/s", "value": "wss"}, "ref": 2}))
