@@ -255,8 +255,12 @@ struct LivePredictionTests {
         proxy.dropConnections()
         #expect(await eventually { if case .reconnecting = hub.status { true } else { false } })
 
-        let queued = (0..<3).map { index in Task { try await list.dispatch(.add(title: "q\(index)")) } }
-        #expect(await eventually { list.pendingCount == 3 })
+        // One after the other: tasks started together may reach dispatch in any order.
+        var queued: [Task<ActionAck, any Error>] = []
+        for index in 0..<3 {
+            queued.append(Task { try await list.dispatch(.add(title: "q\(index)")) })
+            #expect(await eventually { list.pendingCount == index + 1 })
+        }
         do throws(HubClientError) {
             _ = try await list.dispatch(.add(title: "one too many"))
             Issue.record("a fourth action was queued")
