@@ -1,4 +1,4 @@
-import ReactorHubWebSocketServer
+import ReactorHubWebSockets
 
 extension Configuration {
     /// Checks the rules that tie keys together (CONFIG.md); `source` names the file the

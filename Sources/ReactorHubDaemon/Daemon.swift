@@ -15,8 +15,7 @@ import ReactorHubKinds
 import Reactor
 import ReactorHubJSON
 import ReactorHubProtocol
-import ReactorHubWebSocketClient
-public import ReactorHubWebSocketServer
+public import ReactorHubWebSockets
 
 /// The `reactorhub` executable: reads the configuration, serves the shipped reactor kinds
 /// and shuts down gracefully on SIGINT or SIGTERM.

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import ReactorHubMetrics
 import ReactorHubJSON
+public import ReactorHubProtocol
 
 /// The hub's HTTP routes: the API under `/api/v1/` (`Hub+API`), `/readyz`, `/metrics`, and
 /// the admin endpoints under `/admin/` (bearer `admin.token`; 404 when it is not set, 401

@@ -1,4 +1,4 @@
-import ReactorHubProtocol
+public import ReactorHubProtocol
 import Foundation
 import ReactorHubJSON
 import ReactorHubLogging

@@ -1,5 +1,6 @@
 import Foundation
 public import ReactorHubMetrics
+import ReactorHubProtocol
 
 /// `GET /metrics` (Prometheus text format 0.0.4) and `GET /readyz`: the counters the hub
 /// keeps where each policy lives, and the gauges read from state at the scrape.

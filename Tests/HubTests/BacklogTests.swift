@@ -4,8 +4,9 @@ import ReactorHubLocking
 import Reactor
 import TestSupport
 import Testing
-import ReactorHubWebSocketServer
+import ReactorHubWebSockets
 @testable import ReactorHubEngine
+import ReactorHubProtocol
 
 /// What becomes of actions that wait in an instance (issue "Bounded under attack",
 /// finding 2): they are not run for nobody, and they do not hold the shutdown.

@@ -6,7 +6,8 @@ import Reactor
 import ReactorHubKinds
 import TestSupport
 import Testing
-import ReactorHubWebSocketServer
+import ReactorHubWebSockets
+import ReactorHubProtocol
 
 /// Cities the test weather use case knows.
 let testCities = [

@@ -1,4 +1,4 @@
-public import ReactorHubEngine
+import ReactorHubEngine
 public import ReactorHubProtocol
 import Foundation
 import ReactorHubLocking

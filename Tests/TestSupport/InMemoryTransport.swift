@@ -1,5 +1,5 @@
-public import ReactorHubEngine
-import ReactorHubProtocol
+import ReactorHubEngine
+public import ReactorHubProtocol
 import Dispatch
 import Foundation
 import ReactorHubLocking

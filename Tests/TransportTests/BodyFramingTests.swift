@@ -1,5 +1,5 @@
 import Testing
-@testable import ReactorHubWebSocketServer
+@testable import ReactorHubWebSockets
 
 /// The rule both the receive tap and the TLS path apply to a request's body framing.
 @Suite("Body framing (RFC 9112 section 6.3)")

@@ -1,6 +1,6 @@
 import TestSupport
 import Testing
-import ReactorHubWebSocketServer
+import ReactorHubWebSockets
 
 @Suite("The echo path (diagnostics)")
 struct EchoPathTests {

@@ -1,6 +1,6 @@
 import ReactorHubProtocol
 import Testing
-@testable import ReactorHubWebSocketServer
+@testable import ReactorHubWebSockets
 
 /// How messages become events on a stream (API.md "The event stream"), without sockets.
 @Suite("Event stream framing")

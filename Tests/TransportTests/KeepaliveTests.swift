@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
-@testable import ReactorHubWebSocketServer
+@testable import ReactorHubWebSockets
 
 @Suite("Keepalive")
 struct KeepaliveTests {

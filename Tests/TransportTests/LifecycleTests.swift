@@ -6,7 +6,7 @@ import Foundation
 import TestSupport
 import ReactorHubLocking
 import Testing
-import ReactorHubWebSocketServer
+import ReactorHubWebSockets
 
 @Suite("Connection lifecycle")
 struct LifecycleTests {

@@ -3,7 +3,7 @@ import ReactorHubProtocol
 import Synchronization
 import TestSupport
 import Testing
-import ReactorHubWebSocketServer
+import ReactorHubWebSockets
 
 @Suite("WebSocket messages")
 struct MessagingTests {

@@ -1,5 +1,5 @@
 import Testing
-@testable import ReactorHubWebSocketServer
+@testable import ReactorHubWebSockets
 
 /// The caps at accept, as values: sockets per address, the descriptor reserve and the
 /// health-check sockets it lends, and TLS handshakes per address.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ReactorHubWebSocketServer
+@testable import ReactorHubWebSockets
 
 @Suite("Static file resolution")
 struct StaticFileResolverTests {

@@ -3,8 +3,7 @@ import Foundation
 import ReactorHubLocking
 import TestSupport
 import Testing
-import ReactorHubWebSocketServer
-import ReactorHubWebSocketClient
+import ReactorHubWebSockets
 
 /// Records what a connection's delegate hears, and lets a test wait for it.
 final class RecordingClientDelegate: WebSocketClientDelegate {

@@ -1,5 +1,6 @@
 import Dispatch
 import ReactorHubLocking
+import ReactorHubProtocol
 
 /// What a connection's identity deadline is for.
 enum IdentityDeadline: Sendable {

@@ -1,5 +1,6 @@
 import ReactorHubLocking
 package import Synchronization
+package import ReactorHubProtocol
 
 /// Backpressure on the way in (issue "Bounded under attack"): while an instance has more
 /// than `perInstance` actions waiting, or all instances more than `total`, the sockets of

@@ -1,5 +1,6 @@
 package import Reactor
 import ReactorHubLocking
+package import ReactorHubProtocol
 
 /// Who joined an instance on this node, by connection: what its joins and leaves tell the
 /// reactor (`Membership`), at most once each per connection.

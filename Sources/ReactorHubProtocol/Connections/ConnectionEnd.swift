@@ -1,4 +1,3 @@
-public import ReactorHubProtocol
 
 /// Why the engine ends a connection, by meaning: each transport says it in its own terms
 /// (the WebSocket adapter as the close code PROTOCOL.md "Close codes" names; an event

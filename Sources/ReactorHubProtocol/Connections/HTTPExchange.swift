@@ -1,4 +1,3 @@
-public import ReactorHubProtocol
 
 /// An HTTP request the layer above answers (the hub's `/metrics`, `/readyz`, `/admin/…`,
 /// `/api/v1/…`), with what the transport read of it.

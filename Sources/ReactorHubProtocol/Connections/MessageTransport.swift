@@ -1,4 +1,3 @@
-public import ReactorHubProtocol
 /// The seam between the hub and whatever carries its messages: the libwebsockets server
 /// (`WebSocketServer`) in the daemon, an in-memory transport in tests.
 ///

@@ -1,4 +1,3 @@
-import ReactorHubEngine
 import ReactorHubProtocol
 /// The service thread's state for one open WebSocket connection. Only the service
 /// thread touches it; lws keeps a retained reference in the session's user data.

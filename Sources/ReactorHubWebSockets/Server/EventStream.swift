@@ -1,4 +1,4 @@
-import ReactorHubEngine
+import ReactorHubProtocol
 
 /// The service thread's state for one open event stream (API.md "The event stream"): an
 /// HTTP response kept open, written by `ServerCore+EventStream`. Only the service thread

@@ -1,4 +1,4 @@
-import ReactorHubEngine
+import ReactorHubProtocol
 internal import CLibWebSockets
 import Foundation
 import ReactorHubLogging

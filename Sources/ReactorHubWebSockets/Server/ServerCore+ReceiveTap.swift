@@ -1,6 +1,5 @@
-import ReactorHubEngine
-#if canImport(Glibc)
 import ReactorHubProtocol
+#if canImport(Glibc)
 import Glibc
 #endif
 internal import CLibWebSockets

@@ -1,6 +1,5 @@
-import ReactorHubEngine
-internal import CLibWebSockets
 import ReactorHubProtocol
+internal import CLibWebSockets
 import ReactorHubLogging
 
 /// The WebSocket side of the service thread: opening, receiving, writing, closing.

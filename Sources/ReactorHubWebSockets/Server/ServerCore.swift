@@ -1,6 +1,5 @@
-import ReactorHubEngine
-internal import CLibWebSockets
 import ReactorHubProtocol
+internal import CLibWebSockets
 import ReactorHubDeflate
 import Foundation
 import ReactorHubLocking

@@ -1,4 +1,3 @@
-import ReactorHubEngine
 import ReactorHubProtocol
 import ReactorHubLocking
 

@@ -1,4 +1,3 @@
-public import ReactorHubEngine
 public import ReactorHubProtocol
 public import ReactorHubLifecycle
 public import ReactorHubLogging

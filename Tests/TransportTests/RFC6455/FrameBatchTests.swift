@@ -1,6 +1,6 @@
 import ReactorHubProtocol
 import Testing
-@testable import ReactorHubWebSocketServer
+@testable import ReactorHubWebSockets
 
 @Suite("Batched outbound frames (FrameBatch)")
 struct FrameBatchTests {

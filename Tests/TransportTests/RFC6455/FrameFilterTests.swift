@@ -1,5 +1,5 @@
 import Testing
-@testable import ReactorHubWebSocketServer
+@testable import ReactorHubWebSockets
 
 @Suite("What libwebsockets reads through the frame filter (FrameFilter)")
 struct FrameFilterTests {

@@ -1,5 +1,5 @@
 import Testing
-@testable import ReactorHubWebSocketServer
+@testable import ReactorHubWebSockets
 
 @Suite("RFC 6455 frame checks on the raw stream (FrameGate)")
 struct FrameGateTests {

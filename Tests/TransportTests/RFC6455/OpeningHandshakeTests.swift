@@ -1,5 +1,5 @@
 import Testing
-@testable import ReactorHubWebSocketServer
+@testable import ReactorHubWebSockets
 
 @Suite("Opening handshake checks (OpeningHandshake)")
 struct OpeningHandshakeTests {

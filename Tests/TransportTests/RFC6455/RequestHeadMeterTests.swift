@@ -1,5 +1,5 @@
 import Testing
-@testable import ReactorHubWebSocketServer
+@testable import ReactorHubWebSockets
 
 @Suite("Request head sizes for 431 (RequestHeadMeter)")
 struct RequestHeadMeterTests {

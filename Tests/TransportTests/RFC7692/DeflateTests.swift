@@ -1,7 +1,7 @@
 import ReactorHubDeflate
 import ReactorHubProtocol
 import Testing
-@testable import ReactorHubWebSocketServer
+@testable import ReactorHubWebSockets
 
 @Suite("permessage-deflate without sockets: the answer, the gate, inflating within limits")
 struct DeflateTests {
