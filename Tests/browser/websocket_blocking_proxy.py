@@ -3,26 +3,14 @@ WebSocket upgrade with 403, as some corporate proxies do: a page served through 
 a WebSocket, while its fetches and event streams work. Runs an asyncio loop in a thread of its
 own; `refused` counts the upgrades it turned away."""
 import asyncio
-import threading
+
+from threaded_proxy import ThreadedProxy
 
 
-class WebSocketBlockingProxy:
+class WebSocketBlockingProxy(ThreadedProxy):
     def __init__(self, target_port: int):
-        self.target_port = target_port
         self.refused = 0
-        self.loop = asyncio.new_event_loop()
-        ready = threading.Event()
-        self.thread = threading.Thread(target=self._run, args=(ready,), daemon=True)
-        self.thread.start()
-        ready.wait(10)
-        self.url = f"http://127.0.0.1:{self.port}/"
-
-    def _run(self, ready):
-        asyncio.set_event_loop(self.loop)
-        self.server = self.loop.run_until_complete(asyncio.start_server(self._accept, "127.0.0.1", 0))
-        self.port = self.server.sockets[0].getsockname()[1]
-        ready.set()
-        self.loop.run_forever()
+        super().__init__(target_port)
 
     async def _accept(self, client_reader, client_writer):
         try:
@@ -56,15 +44,3 @@ class WebSocketBlockingProxy:
             writer.close()
         except (ConnectionError, OSError):
             pass
-
-    def close(self):
-        """Stops listening, ends every connection's tasks, then the loop."""
-        async def stop():
-            self.server.close()
-            tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-        asyncio.run_coroutine_threadsafe(stop(), self.loop).result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
