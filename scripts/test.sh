@@ -29,8 +29,9 @@ fi
 # The client's live tests (and the e2e suites below) start this daemon.
 export REACTORHUB_BINARY="$PWD/.build/debug/reactorhub"
 export REACTORHUB_CLI="$PWD/.build/debug/reactorhub-cli"
-swift test --skip-build 2>&1 | tee "$timings/swift.log"
-test "${PIPESTATUS[0]}" -eq 0
+# watched.py: a hung run stops after 15 minutes (a normal one takes a few) and names the
+# tests that did not finish, with every thread's stack.
+python3 scripts/watched.py --limit 900 --log "$timings/swift.log" -- swift test --skip-build
 
 step "Fuzzing (libFuzzer, 20 s per target)"
 scripts/fuzz.sh 20 2>&1 | tee "$timings/fuzz.log"
@@ -41,9 +42,9 @@ step "Hub, transport (server and client), cluster, Swift client and runtime conc
 # executables are not needed there.
 swift build --sanitize=thread --scratch-path .build/tsan --product ReactorHubPackageTests 2>&1 | tee "$REACTORHUB_TEST_OUTPUT/tsan-build.log"
 test "${PIPESTATUS[0]}" -eq 0
-TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/scripts/tsan.supp print_suppressions=0" swift test --skip-build --sanitize=thread --scratch-path .build/tsan \
-  --filter "ConcurrencyTests|HubTests|TransportTests|ClusterTests|ClientProtocolTests|LiveDaemonTests|LiveFakeHubTests|ClientURLsTests|LiveNodesTests|PredictionProtocolTests|LivePredictionTests|ObservationTests" 2>&1 | tee "$timings/tsan.log"
-test "${PIPESTATUS[0]}" -eq 0
+TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/scripts/tsan.supp print_suppressions=0" \
+  python3 scripts/watched.py --limit 1200 --log "$timings/tsan.log" -- swift test --skip-build --sanitize=thread --scratch-path .build/tsan \
+  --filter "ConcurrencyTests|HubTests|TransportTests|ClusterTests|ClientProtocolTests|LiveDaemonTests|LiveFakeHubTests|ClientURLsTests|LiveNodesTests|PredictionProtocolTests|LivePredictionTests|ObservationTests"
 if grep -q "ThreadSanitizer" "$timings/tsan.log"; then
   echo "the thread sanitizer reported (above)" >&2; exit 1
 fi

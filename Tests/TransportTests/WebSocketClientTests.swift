@@ -36,7 +36,7 @@ final class RecordingClientDelegate: WebSocketClientDelegate {
 
     /// Waits until `count` events arrived (or 10 s passed) and returns them all.
     @discardableResult
-    func wait(for count: Int, timeout: Duration = .seconds(20)) async -> [Event] {
+    func wait(for count: Int, timeout: Duration = .seconds(60)) async -> [Event] {
         let deadline = ContinuousClock.now + timeout
         while all.count < count && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(5))
