@@ -8,7 +8,7 @@ why. Past --limit this prints the tests that started and never finished (Swift
 Testing's "◇ Test … started" lines without their "✔"/"✘" line; XCTest's "started"
 lines without "passed"/"failed"), the threads of every process the command started
 (gdb, when installed), and stops them all. The command runs in a session of its own, so
-what it leaves running after it exits (a helper process a failed test did not stop) is
+what it leaves running in its session after it exits (a helper process a failed test did not stop) is
 named and stopped too, instead of holding the output pipe open. Exits with the
 command's status, 124 past the limit, or 1 when the command left processes behind.
 """
@@ -28,13 +28,14 @@ STARTED = [
     re.compile(r"Test Case '(.+?)' started"),
 ]
 ENDED = [
-    re.compile(r"[✔✘] Test (\S+?\(.*?\))(?: with \d+ test cases?)? (?:passed|failed)"),
+    re.compile(r"[✔✘━] Test (\S+?\(.*?\))(?: with \d+ test cases?)? (?:passed|failed)"),
     re.compile(r"Test Case '(.+?)' (?:passed|failed|skipped)"),
 ]
 
 
-def group_processes(pgid):
-    """(pid, command line) of every live process in the process group."""
+def session_processes(sid):
+    """(pid, command line) of every live process in the session (swift test starts the
+    test binary in a process group of its own, the session holds them all)."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -42,7 +43,7 @@ def group_processes(pgid):
         try:
             with open(f"/proc/{entry}/stat") as stat:
                 fields = stat.read().rsplit(")", 1)[1].split()
-            if int(fields[2]) != pgid or fields[0] == "Z":
+            if int(fields[3]) != sid or fields[0] == "Z":
                 continue
             with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
                 command = cmdline.read().replace(b"\0", b" ").decode(errors="replace").strip()
@@ -50,6 +51,14 @@ def group_processes(pgid):
         except (OSError, IndexError, ValueError):
             continue
     return found
+
+
+def stop(sid):
+    for pid, _ in session_processes(sid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def main():
@@ -92,7 +101,7 @@ def main():
         print("Tests started and not finished:", flush=True)
         for name, since in sorted(running.items(), key=lambda item: item[1]):
             print(f"  {name} (for {now - since:.0f} s)", flush=True)
-        for pid, line in group_processes(process.pid):
+        for pid, line in session_processes(process.pid):
             print(f"\nprocess {pid}: {line[:200]}", flush=True)
             if shutil.which("gdb"):
                 stacks = subprocess.run(
@@ -100,16 +109,16 @@ def main():
                     capture_output=True, text=True, timeout=120,
                 )
                 print("\n".join(l for l in stacks.stdout.splitlines() if l.startswith(("#", "Thread"))), flush=True)
-        os.killpg(process.pid, signal.SIGKILL)
+        stop(process.pid)
         process.wait()
         reader.join(timeout=10)
         return 124
-    leftovers = group_processes(process.pid)
+    leftovers = session_processes(process.pid)
     if leftovers:
         print("\nwatched.py: the command left these running (stopped now):", flush=True)
         for pid, line in leftovers:
             print(f"  {pid}: {line[:200]}", flush=True)
-        os.killpg(process.pid, signal.SIGKILL)
+        stop(process.pid)
     reader.join(timeout=10)
     if status == 0 and leftovers:
         return 1

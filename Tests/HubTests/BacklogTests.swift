@@ -115,7 +115,7 @@ struct BacklogTests {
 }
 
 /// Polls `condition` (state the hub keeps behind locks) until it holds.
-private func waitUntil(timeout: Duration = .seconds(20), _ condition: () -> Bool) async throws {
+private func waitUntil(timeout: Duration = .seconds(60), _ condition: () -> Bool) async throws {
     let clock = ContinuousClock()
     let deadline = clock.now + timeout
     while !condition() {

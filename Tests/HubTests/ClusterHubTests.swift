@@ -45,7 +45,7 @@ struct ClusterHubTests {
             )
             cluster.start()
             let running = Task { try await cluster.run() }
-            #expect(await cluster.waitUntilConnected(timeout: .seconds(20)))
+            #expect(await cluster.waitUntilConnected(timeout: .seconds(60)))
             var configuration = HubConfiguration()
             configuration.serverName = "reactorhub/0.1.0"
             configuration.actionsPerSecond = 100_000

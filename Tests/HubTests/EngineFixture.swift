@@ -82,7 +82,7 @@ func withEngine(
             let node = ClusterNode(options: options, redis: RedisConfiguration(host: server.host, port: server.port), logger: testLogger)
             node.start()
             let running = Task { try await node.run() }
-            #expect(await node.waitUntilConnected(timeout: .seconds(20)))
+            #expect(await node.waitUntilConnected(timeout: .seconds(60)))
             let transport = InMemoryTransport()
             let hub = Hub(configuration: configuration, registry: testRegistry(), transport: transport, cluster: node, logger: testLogger)
             try hub.start()

@@ -14,9 +14,9 @@ struct IdentityTimerTests {
         return AuthPolicy(verifier: JWTIdentityVerifier(verifier: verifier, revocations: revocations), timeout: timeout, anonymousRights: Rights.none)
     }
 
-    /// Polls `condition` every 10 ms for at most 10 s.
+    /// Polls `condition` every 10 ms for at most 30 s.
     func eventually(_ condition: () -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         while !condition() && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }

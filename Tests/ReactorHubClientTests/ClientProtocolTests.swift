@@ -511,7 +511,7 @@ typealias CounterAction = CounterReactor.Action
         let header = try #require(socket.requests.first?.headers["Authorization"])
         #expect(TokenExpiry.expiry(of: String(header.dropFirst("Bearer ".count))) != nil)
         // The token lives 2 s, less than twice the lead: refreshed halfway, after about 1 s.
-        let auth = try await server.next("auth", timeout: .seconds(5))
+        let auth = try await server.next("auth", timeout: .seconds(30))
         let fresh = try #require(auth["token"]?.stringValue)
         #expect(fresh != String(header.dropFirst("Bearer ".count)))
         #expect(issued.withLock { $0 } == 2)

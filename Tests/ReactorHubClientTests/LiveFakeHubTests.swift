@@ -17,7 +17,7 @@ import Testing
     }
 
     /// The events the fake hub printed, up to and including the first that starts with `prefix`.
-    func lines(from peer: ChildProcess, through prefix: String, timeout: Duration = .seconds(10)) async throws -> [String] {
+    func lines(from peer: ChildProcess, through prefix: String, timeout: Duration = .seconds(30)) async throws -> [String] {
         var lines: [String] = []
         while true {
             let line = try await peer.nextLine(timeout: timeout)
@@ -54,7 +54,7 @@ import Testing
         let hub = try await HubClient.connect("ws://127.0.0.1:\(port)/ws", token: .provider(provider), options: options(), logger: clientTestLogger)
         let upgrade = try await peer.line(after: "upgrade ")
         #expect(upgrade.hasPrefix("Bearer "))
-        let refreshed = try await peer.line(after: "auth ", timeout: .seconds(5))
+        let refreshed = try await peer.line(after: "auth ", timeout: .seconds(30))
         #expect(TokenExpiry.expiry(of: refreshed) != nil)
         #expect("Bearer " + refreshed != upgrade)
         await hub.close()

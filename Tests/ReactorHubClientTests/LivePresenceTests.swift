@@ -15,7 +15,7 @@ struct LivePresenceTests {
     /// Waits for a presence view that satisfies `condition`, with a generous deadline.
     func view(of reactor: RemoteReactor<JSONValue, JSONValue>, _ condition: (PresenceView) -> Bool) async -> PresenceView? {
         let stream = reactor.presenceUpdates
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(60)
         for await view in stream {
             if condition(view) { return view }
             if ContinuousClock.now > deadline { return nil }

@@ -20,10 +20,10 @@ import Testing
             let blob = String(repeating: Character(UnicodeScalar(UInt8(97 + version % 26))), count: size - 8) + String(format: "%08d", version)
             server.patch("doc/a", version: version, #"[{"op":"replace","path":"/blob","value":"\#(blob)"},{"op":"replace","path":"/n","value":\#(version)}]"#)
             if version % 50 == 0 {
-                _ = await eventually(.seconds(20)) { doc.version == version }
+                _ = await eventually(.seconds(60)) { doc.version == version }
             }
         }
-        _ = await eventually(.seconds(20)) { doc.version == to }
+        _ = await eventually(.seconds(60)) { doc.version == to }
     }
 
     @Test func aStreamThatIsNeverReadHoldsOneStateAndMemoryStaysFlat() async throws {

@@ -44,8 +44,10 @@ public final class ChildProcess: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
         posix_spawn_file_actions_addopen(&actions, 2, standardError ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_addclose(&actions, readEnd)
-        posix_spawn_file_actions_addclose(&actions, writeEnd)
+        // Descriptors 0-2 only: a helper must not inherit the pipes of the test runner or of
+        // the helpers started at the same moment on other threads (their readers would never
+        // see the end of their output while this one lives).
+        _ = posixSpawnFileActionsAddCloseFrom(&actions, 3)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -135,7 +137,7 @@ public final class ChildProcess: Sendable {
     public var isRunning: Bool { reap(block: false) == nil }
 
     /// The next line the process printed; throws when it ends or `timeout` passes first.
-    public func nextLine(timeout: Duration = .seconds(20)) async throws -> String {
+    public func nextLine(timeout: Duration = .seconds(60)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let line = takeLine() { return line }
@@ -146,7 +148,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// The next line that starts with `prefix`, what follows it; earlier lines are skipped.
-    public func line(after prefix: String, timeout: Duration = .seconds(20)) async throws -> String {
+    public func line(after prefix: String, timeout: Duration = .seconds(60)) async throws -> String {
         while true {
             let line = try await nextLine(timeout: timeout)
             if line.hasPrefix(prefix) { return String(line.dropFirst(prefix.count)) }
@@ -191,3 +193,9 @@ public final class ChildProcess: Sendable {
         }
     }
 }
+
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which the Glibc
+/// module does not import (it is declared under `__USE_MISC`): the child closes every
+/// descriptor from `lowest` up before it runs the program.
+@_silgen_name("posix_spawn_file_actions_addclosefrom_np")
+func posixSpawnFileActionsAddCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ lowest: Int32) -> Int32

@@ -140,9 +140,9 @@ public final class RedisServer: @unchecked Sendable {
         return waitpid(pid, &status, WNOHANG) == pid
     }
 
-    /// Starts `path` with `arguments`, its output to /dev/null, with no signal blocked:
-    /// a child inherits the test process's signal mask, and the test runner's threads
-    /// block SIGTERM (a server spawned that way ignores `stop()`).
+    /// Starts `path` with `arguments`, its output to /dev/null, no other descriptor, with no
+    /// signal blocked: a child inherits the test process's signal mask, and the test
+    /// runner's threads block SIGTERM (a server spawned that way ignores `stop()`).
     private static func spawn(_ path: String, _ arguments: [String]) throws -> pid_t {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -163,6 +163,9 @@ public final class RedisServer: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // Nothing else of the test process's: a server that outlived a failed test must not
+        // hold a pipe of the test runner (or of another helper) open.
+        _ = posixSpawnFileActionsAddCloseFrom(&actions, 3)
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0

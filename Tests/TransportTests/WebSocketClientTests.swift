@@ -271,7 +271,8 @@ struct PythonPeer {
         try await withClient(trusting) { client in
             let delegate = RecordingClientDelegate()
             let id = client.connect(WebSocketClientRequest(url: peer.url("/echo", scheme: "wss", host: "localhost"), subprotocols: ["reactorhub.v1"]), delegate: delegate)
-            #expect(await delegate.wait(for: 1) == [.opened("reactorhub.v1")])
+            let opening = await delegate.wait(for: 1)
+            #expect(opening == [.opened("reactorhub.v1")], "\(opening)")
             client.send(OutboundMessage(text: "over TLS"), on: id)
             #expect(await delegate.wait(for: 2).last == .message("over TLS"))
         }

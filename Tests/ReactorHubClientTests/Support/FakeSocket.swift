@@ -11,7 +11,7 @@ struct TestTimeout: Error, CustomStringConvertible {
 /// The defaults are generous: the suites run in parallel on loaded machines, and a
 /// condition that holds returns at once anyway.
 func eventually(
-    _ timeout: Duration = .seconds(20), isolation: isolated (any Actor)? = #isolation, _ condition: () async -> Bool
+    _ timeout: Duration = .seconds(60), isolation: isolated (any Actor)? = #isolation, _ condition: () async -> Bool
 ) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
@@ -62,7 +62,7 @@ final class FakeSocket: ClientSocket {
     var isShutDown: Bool { contents.withLock { $0.shutDown } }
 
     /// The next connection the client opened (in order), waiting for it if needed.
-    func nextConnection(timeout: Duration = .seconds(20)) async throws -> FakeConnection {
+    func nextConnection(timeout: Duration = .seconds(60)) async throws -> FakeConnection {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let next = contents.withLock { contents -> FakeConnection? in
@@ -128,7 +128,7 @@ final class FakeConnection: ClientSocketConnection {
     var closedByClient: (code: UInt16, reason: String)? { contents.withLock { $0.closedByClient } }
 
     /// The next message the client sent that the test has not read yet.
-    func next(timeout: Duration = .seconds(20)) async throws -> JSONValue {
+    func next(timeout: Duration = .seconds(60)) async throws -> JSONValue {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let next = contents.withLock { contents -> JSONValue? in
@@ -143,7 +143,7 @@ final class FakeConnection: ClientSocketConnection {
     }
 
     /// The next message of type `type`; others before it are skipped.
-    func next(_ type: String, timeout: Duration = .seconds(20)) async throws -> JSONValue {
+    func next(_ type: String, timeout: Duration = .seconds(60)) async throws -> JSONValue {
         while true {
             let message = try await next(timeout: timeout)
             if message["type"]?.stringValue == type { return message }
