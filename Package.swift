@@ -40,9 +40,14 @@ let package = Package(
         .target(name: "ReactorHubMetrics", swiftSettings: strict),
         // permessage-deflate's compressor and decompressor on zlib (its one importer).
         .target(name: "ReactorHubDeflate", dependencies: ["CZlib"], swiftSettings: strict),
-        // libwebsockets' one importer: its server (sockets, HTTP, upgrades, event streams) and
-        // its client, both adapters of the protocol's connection seam; no engine inside.
-        .target(name: "ReactorHubWebSockets", dependencies: ["ReactorHubProtocol", "CLibWebSockets", "CReceiveTap", "ReactorHubDeflate", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging"], swiftSettings: strict),
+        // libwebsockets' one importer: a thin wrapper of the lws calls the server and the client
+        // make, on Swift types (no server or client logic inside).
+        .target(name: "ReactorHubLibWebSockets", dependencies: ["CLibWebSockets"], swiftSettings: strict),
+        // The WebSocket server (sockets, HTTP, upgrades, event streams), an adapter of the
+        // protocol's connection seam on the lws wrapper; no engine inside.
+        .target(name: "ReactorHubWebSocketServer", dependencies: ["ReactorHubProtocol", "ReactorHubLibWebSockets", "CReceiveTap", "ReactorHubDeflate", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging"], swiftSettings: strict),
+        // The WebSocket client, on the lws wrapper: what the Swift client links (no server code).
+        .target(name: "ReactorHubWebSocketClient", dependencies: ["ReactorHubProtocol", "ReactorHubLibWebSockets", "ReactorHubLocking", "ReactorHubLogging"], swiftSettings: strict),
         .target(name: "Reactor", dependencies: ["CTrapReport", "ReactorHubLocking", "ReactorHubLogging"], swiftSettings: strict),
         .target(name: "ReactorTesting", dependencies: ["Reactor", "ReactorHubLocking"], swiftSettings: strict),
         .target(name: "ReactorHubJSON", swiftSettings: strict),
@@ -64,14 +69,14 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "ReactorHubSQLite", dependencies: ["ReactorHubProtocol", "CSQLite", "ReactorHubStore", "ReactorHubJSON", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging", "ReactorHubMetrics"], swiftSettings: strict),
-        .target(name: "ReactorHubDaemon", dependencies: ["Reactor", "ReactorHubProtocol", "ReactorHubStore", "ReactorHubEngine", "ReactorHubKinds", "ReactorHubSQLite", "ReactorHubJSON", "ReactorHubAuth", "ReactorHubRedis", "ReactorHubLifecycle", "ReactorHubLogging", "ReactorHubMetrics", "ReactorHubWebSockets", "ReactorHubWebhooks", "CSignalPipe"], swiftSettings: strict),
+        .target(name: "ReactorHubDaemon", dependencies: ["Reactor", "ReactorHubProtocol", "ReactorHubStore", "ReactorHubEngine", "ReactorHubKinds", "ReactorHubSQLite", "ReactorHubJSON", "ReactorHubAuth", "ReactorHubRedis", "ReactorHubLifecycle", "ReactorHubLogging", "ReactorHubMetrics", "ReactorHubWebSocketServer", "ReactorHubWebSocketClient", "ReactorHubWebhooks", "CSignalPipe"], swiftSettings: strict),
         .target(name: "ReactorHubServer", dependencies: ["ReactorHubProtocol", "ReactorHubDaemon", "ReactorHubEngine", "Reactor", "ReactorHubJSON"], swiftSettings: strict),
         .executableTarget(name: "reactorhub", dependencies: ["ReactorHubServer"], swiftSettings: strict),
         .target(
             name: "ReactorHubClient",
             dependencies: [
                 "ReactorHubJSON", "ReactorHubProtocol", "Reactor", "ReactorHubLocking", "ReactorHubLogging",
-                .target(name: "ReactorHubWebSockets", condition: .when(platforms: [.linux])),
+                .target(name: "ReactorHubWebSocketClient", condition: .when(platforms: [.linux])),
             ],
             swiftSettings: strict
         ),
@@ -91,12 +96,12 @@ let package = Package(
         .executableTarget(name: "auth-bench", dependencies: ["ReactorHubAuth"], swiftSettings: strict),
         .executableTarget(name: "client-bench", dependencies: ["ReactorHubClient", "ReactorHubJSON", "ReactorHubLogging"], swiftSettings: strict),
 
-        .target(name: "TestSupport", dependencies: ["ReactorHubProtocol", "ReactorHubEngine", "ReactorHubWebSockets", "ReactorHubLocking"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["ReactorHubProtocol", "ReactorHubEngine", "ReactorHubWebSocketServer", "ReactorHubLocking"], path: "Tests/TestSupport", swiftSettings: strict),
         .target(name: "JSONTestSupport", dependencies: ["ReactorHubJSON"], path: "Tests/JSONTestSupport", swiftSettings: strict),
         // Random document pairs and their diffs as JSON lines, for the differential check
         // against Python's jsonpatch (scripts/fuzz.sh, Fuzz/README.md).
         .executableTarget(name: "jsonpatch-pairs", dependencies: ["ReactorHubJSON", "JSONTestSupport"], path: "Fuzz/jsonpatch-pairs", swiftSettings: strict),
-        .testTarget(name: "TransportTests", dependencies: ["ReactorHubProtocol", "ReactorHubEngine", "ReactorHubWebSockets", "ReactorHubDeflate", "TestSupport", "ReactorHubLocking", "ReactorHubLogging"], exclude: ["Peers"], swiftSettings: strict),
+        .testTarget(name: "TransportTests", dependencies: ["ReactorHubProtocol", "ReactorHubEngine", "ReactorHubWebSocketServer", "ReactorHubWebSocketClient", "ReactorHubDeflate", "TestSupport", "ReactorHubLocking", "ReactorHubLogging"], exclude: ["Peers"], swiftSettings: strict),
         .testTarget(
             name: "ReactorHubClientTests",
             dependencies: ["ReactorHubClient", "ReactorHubProtocol", "ReactorHubKinds", "Reactor", "ReactorHubJSON", "ReactorHubLocking", "ReactorHubLogging", "TestSupport"],
@@ -105,7 +110,7 @@ let package = Package(
         ),
         .testTarget(name: "ProtocolTests", dependencies: ["ReactorHubProtocol", "ReactorHubJSON"], swiftSettings: strict),
         .testTarget(name: "ReactorTests", dependencies: ["Reactor", "ReactorTesting", "ReactorHubLocking"], swiftSettings: strict),
-        .testTarget(name: "HubTests", dependencies: ["ReactorHubProtocol", "ReactorHubStore", "ReactorHubEngine", "ReactorHubKinds", "Reactor", "ReactorHubJSON", "ReactorHubWebSockets", "TestSupport", "ReactorHubRedis", "ReactorHubMetrics", "ReactorHubLocking", "ReactorHubLogging", "ReactorHubAuth"], swiftSettings: strict),
+        .testTarget(name: "HubTests", dependencies: ["ReactorHubProtocol", "ReactorHubStore", "ReactorHubEngine", "ReactorHubKinds", "Reactor", "ReactorHubJSON", "ReactorHubWebSocketServer", "TestSupport", "ReactorHubRedis", "ReactorHubMetrics", "ReactorHubLocking", "ReactorHubLogging", "ReactorHubAuth"], swiftSettings: strict),
         .testTarget(name: "ReactorsTests", dependencies: ["ReactorHubKinds", "Reactor", "ReactorTesting", "ReactorHubJSON"], swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["ReactorHubProtocol", "ReactorHubDaemon", "ReactorHubJSON", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ClusterTests", dependencies: ["ReactorHubRedis", "ReactorHubLocking", "ReactorHubLogging", "TestSupport"], swiftSettings: strict),
@@ -137,7 +142,7 @@ if Context.environment["REACTORHUB_FUZZ"] != nil {
         ("action-decoder", ["ReactorHubJSON", "ReactorHubKinds"]),
         ("json-pointer", ["ReactorHubJSON"]),
         ("patch-apply", ["ReactorHubJSON"]),
-        ("static-path", ["ReactorHubWebSockets", "ReactorHubEngine", "ReactorHubProtocol"]),
+        ("static-path", ["ReactorHubWebSocketServer", "ReactorHubEngine", "ReactorHubProtocol"]),
         ("token", ["ReactorHubAuth", "ReactorHubProtocol"]),
     ]
     package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support", swiftSettings: strict))

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import ReactorHubWebSockets
+@testable import ReactorHubWebSocketServer
 
 /// A web root made once per fuzzing process, in a fresh folder under `TMPDIR` (names as
 /// Swift literals):

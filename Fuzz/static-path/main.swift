@@ -6,7 +6,7 @@
 // byte or a backslash is refused, as the resolver promises.
 import FuzzSupport
 import Foundation
-@testable import ReactorHubWebSockets
+@testable import ReactorHubWebSocketServer
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzStaticPath(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

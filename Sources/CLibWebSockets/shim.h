@@ -3,8 +3,8 @@
 
 // libwebsockets 4.1 as Debian builds it. Macros and multi-bit option values do not
 // import into Swift, so the few that ReactorHub needs are exposed here as static inline
-// functions with the `rh_lws_` prefix. Nothing else belongs in this file. The server
-// (ServerCore) and the client (ClientCore) in Transport are its only users.
+// functions with the `rh_lws_` prefix. Nothing else belongs in this file. Its one user is
+// ReactorHubLibWebSockets, the Swift wrapper the server and the client are written on.
 
 #include <libwebsockets.h>
 

@@ -1,7 +1,7 @@
 import ReactorHubAuth
 import Foundation
 import ReactorHubEngine
-import ReactorHubWebSockets
+import ReactorHubWebSocketServer
 
 extension Configuration {
     /// The hub's auth policy from the `auth` section, or nil without one. The key file is

@@ -1,4 +1,4 @@
-import ReactorHubWebSockets
+import ReactorHubWebSocketServer
 
 extension Configuration {
     /// Checks the rules that tie keys together (CONFIG.md); `source` names the file the

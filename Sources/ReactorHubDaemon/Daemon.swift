@@ -15,7 +15,8 @@ import ReactorHubKinds
 import Reactor
 import ReactorHubJSON
 import ReactorHubProtocol
-public import ReactorHubWebSockets
+public import ReactorHubWebSocketServer
+import ReactorHubWebSocketClient
 
 /// The `reactorhub` executable: reads the configuration, serves the shipped reactor kinds
 /// and shuts down gracefully on SIGINT or SIGTERM.

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import ReactorHubLogging
 import ReactorHubProtocol
-import ReactorHubWebSockets
+import ReactorHubWebSocketClient
 
 /// Opens one WebSocket connection to a daemon, reads its first message (`hello`) and closes
 /// the connection: what `reactorhub types` needs of a running daemon.

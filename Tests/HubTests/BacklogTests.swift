@@ -4,7 +4,7 @@ import ReactorHubLocking
 import Reactor
 import TestSupport
 import Testing
-import ReactorHubWebSockets
+import ReactorHubWebSocketServer
 @testable import ReactorHubEngine
 import ReactorHubProtocol
 

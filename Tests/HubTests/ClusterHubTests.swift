@@ -5,7 +5,7 @@ import ReactorHubLogging
 import ReactorHubMetrics
 import TestSupport
 import Testing
-import ReactorHubWebSockets
+import ReactorHubWebSocketServer
 
 /// Several hubs as nodes of one cluster on a Redis of the test's own (in-process, in-memory
 /// transports): the owner/follower paths of `ReplicaInstance` and `OwnedRuntime`, also

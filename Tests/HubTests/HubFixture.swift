@@ -6,7 +6,7 @@ import Reactor
 import ReactorHubKinds
 import TestSupport
 import Testing
-import ReactorHubWebSockets
+import ReactorHubWebSocketServer
 import ReactorHubProtocol
 
 /// Cities the test weather use case knows.

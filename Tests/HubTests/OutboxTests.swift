@@ -1,6 +1,6 @@
 import ReactorHubProtocol
 import Testing
-import ReactorHubWebSockets
+import ReactorHubWebSocketServer
 @testable import ReactorHubEngine
 
 /// The slow-reader policy as a value type, without sockets (PROTOCOL.md "Slow clients").

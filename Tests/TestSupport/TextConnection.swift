@@ -1,4 +1,4 @@
-import ReactorHubWebSockets
+import ReactorHubWebSocketServer
 
 /// A client connection that sends and receives text messages, over a real socket
 /// (`WebSocketTestClient`) or in memory (`InMemoryClient`), so that protocol tests read

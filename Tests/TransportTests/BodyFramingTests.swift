@@ -1,5 +1,5 @@
 import Testing
-@testable import ReactorHubWebSockets
+@testable import ReactorHubWebSocketServer
 
 /// The rule both the receive tap and the TLS path apply to a request's body framing.
 @Suite("Body framing (RFC 9112 section 6.3)")

@@ -1,6 +1,6 @@
 import TestSupport
 import Testing
-import ReactorHubWebSockets
+import ReactorHubWebSocketServer
 
 @Suite("The echo path (diagnostics)")
 struct EchoPathTests {

@@ -1,6 +1,6 @@
 import ReactorHubProtocol
 import Testing
-@testable import ReactorHubWebSockets
+@testable import ReactorHubWebSocketServer
 
 /// How messages become events on a stream (API.md "The event stream"), without sockets.
 @Suite("Event stream framing")

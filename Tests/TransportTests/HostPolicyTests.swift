@@ -1,5 +1,5 @@
 import Testing
-@testable import ReactorHubWebSockets
+@testable import ReactorHubWebSocketServer
 
 /// `security.allowedHosts`: which `Host` names are answered, port aside and without
 /// regard to case (the rest of the rule is against a real daemon, Tests/e2e/test_hosts.py).

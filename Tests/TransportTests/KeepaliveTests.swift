@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
-@testable import ReactorHubWebSockets
+@testable import ReactorHubWebSocketServer
 
 @Suite("Keepalive")
 struct KeepaliveTests {

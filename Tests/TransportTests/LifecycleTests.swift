@@ -6,7 +6,7 @@ import Foundation
 import TestSupport
 import ReactorHubLocking
 import Testing
-import ReactorHubWebSockets
+import ReactorHubWebSocketServer
 
 @Suite("Connection lifecycle")
 struct LifecycleTests {

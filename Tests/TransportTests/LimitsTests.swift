@@ -1,6 +1,6 @@
 import TestSupport
 import Testing
-import ReactorHubWebSockets
+import ReactorHubWebSocketServer
 
 @Suite("Inbound limits")
 struct LimitsTests {

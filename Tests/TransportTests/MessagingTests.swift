@@ -3,7 +3,7 @@ import ReactorHubProtocol
 import Synchronization
 import TestSupport
 import Testing
-import ReactorHubWebSockets
+import ReactorHubWebSocketServer
 
 @Suite("WebSocket messages")
 struct MessagingTests {

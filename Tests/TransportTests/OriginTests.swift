@@ -1,6 +1,6 @@
 import TestSupport
 import Testing
-@testable import ReactorHubWebSockets
+@testable import ReactorHubWebSocketServer
 
 /// PROTOCOL.md "Origin": listed origins, `*`, the server's own origin and upgrades
 /// without `Origin` go on; anything else is answered 403 before any WebSocket opens.

@@ -2,7 +2,7 @@ import ReactorHubEngine
 import ReactorHubProtocol
 import ReactorHubLocking
 import TestSupport
-import ReactorHubWebSockets
+import ReactorHubWebSocketServer
 
 /// A transport handler that records every event, keeps a plain FIFO of output per
 /// connection (the hub's delivery policy is tested in HubTests), and, when `echo` is

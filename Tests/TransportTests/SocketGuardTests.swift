@@ -1,5 +1,5 @@
 import Testing
-@testable import ReactorHubWebSockets
+@testable import ReactorHubWebSocketServer
 
 /// The caps at accept, as values: sockets per address, the descriptor reserve and the
 /// health-check sockets it lends, and TLS handshakes per address.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ReactorHubWebSockets
+@testable import ReactorHubWebSocketServer
 
 @Suite("Static file resolution")
 struct StaticFileResolverTests {

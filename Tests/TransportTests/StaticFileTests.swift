@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
-import ReactorHubWebSockets
+import ReactorHubWebSocketServer
 
 @Suite("HTTP: static files and health")
 struct StaticFileTests {

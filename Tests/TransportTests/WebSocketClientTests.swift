@@ -3,7 +3,8 @@ import Foundation
 import ReactorHubLocking
 import TestSupport
 import Testing
-import ReactorHubWebSockets
+import ReactorHubWebSocketClient
+import ReactorHubWebSocketServer
 
 /// Records what a connection's delegate hears, and lets a test wait for it.
 final class RecordingClientDelegate: WebSocketClientDelegate {

@@ -2,7 +2,7 @@
 import ReactorHubProtocol
 import ReactorHubLocking
 public import ReactorHubLogging
-import ReactorHubWebSockets
+import ReactorHubWebSocketClient
 
 /// The client socket on Linux: libwebsockets' client API through `Transport`'s
 /// `WebSocketClient` (one lws context and service thread, started at the first connect,

@@ -1,6 +1,6 @@
 import ReactorHubProtocol
 import Testing
-@testable import ReactorHubWebSockets
+@testable import ReactorHubWebSocketServer
 
 @Suite("Batched outbound frames (FrameBatch)")
 struct FrameBatchTests {

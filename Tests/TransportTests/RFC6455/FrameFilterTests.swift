@@ -1,5 +1,5 @@
 import Testing
-@testable import ReactorHubWebSockets
+@testable import ReactorHubWebSocketServer
 
 @Suite("What libwebsockets reads through the frame filter (FrameFilter)")
 struct FrameFilterTests {

@@ -1,5 +1,5 @@
 import Testing
-@testable import ReactorHubWebSockets
+@testable import ReactorHubWebSocketServer
 
 @Suite("RFC 6455 frame checks on the raw stream (FrameGate)")
 struct FrameGateTests {

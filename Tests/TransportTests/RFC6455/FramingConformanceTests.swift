@@ -1,7 +1,7 @@
 import ReactorHubProtocol
 import TestSupport
 import Testing
-import ReactorHubWebSockets
+import ReactorHubWebSocketServer
 
 /// The findings of the RFC 6455 probe, over real sockets: each framing violation is
 /// answered with the close code section 5 and 7 ask for, and the layer above is told

@@ -1,6 +1,6 @@
 import TestSupport
 import Testing
-import ReactorHubWebSockets
+import ReactorHubWebSocketServer
 
 /// The handshake findings over real sockets: before, libwebsockets 4.1.6 upgraded any
 /// version and any key, and dropped the connection without a response for a missing key

@@ -1,5 +1,5 @@
 import Testing
-@testable import ReactorHubWebSockets
+@testable import ReactorHubWebSocketServer
 
 @Suite("Opening handshake checks (OpeningHandshake)")
 struct OpeningHandshakeTests {

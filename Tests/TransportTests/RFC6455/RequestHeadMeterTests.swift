@@ -1,5 +1,5 @@
 import Testing
-@testable import ReactorHubWebSockets
+@testable import ReactorHubWebSocketServer
 
 @Suite("Request head sizes for 431 (RequestHeadMeter)")
 struct RequestHeadMeterTests {

@@ -1,7 +1,7 @@
 import ReactorHubDeflate
 import ReactorHubProtocol
 import Testing
-@testable import ReactorHubWebSockets
+@testable import ReactorHubWebSocketServer
 
 @Suite("permessage-deflate without sockets: the answer, the gate, inflating within limits")
 struct DeflateTests {

@@ -1,4 +1,4 @@
-internal import CLibWebSockets
+import ReactorHubLibWebSockets
 import ReactorHubDeflate
 import ReactorHubProtocol
 import ReactorHubLogging
@@ -28,30 +28,22 @@ extension ServerCore {
     private func extensionOffers(_ wsi: OpaquePointer) -> String? {
         let name = RequestHeadMeter.renamedExtensionsHeader
         let nameText = UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)
-        let length = lws_hdr_custom_length(wsi, nameText, Int32(name.utf8CodeUnitCount))
-        guard length >= 0 else { return header(wsi, rh_lws_token_extensions()) }
+        let length = LWS.customHeaderLength(wsi, nameText, Int32(name.utf8CodeUnitCount))
+        guard length >= 0 else { return header(wsi, .extensions) }
         var buffer = [CChar](repeating: 0, count: Int(length) + 1)
-        let copied = lws_hdr_custom_copy(wsi, &buffer, Int32(buffer.count), nameText, Int32(name.utf8CodeUnitCount))
+        let copied = LWS.copyCustomHeader(wsi, &buffer, Int32(buffer.count), nameText, Int32(name.utf8CodeUnitCount))
         return copied >= 0 ? Self.text(buffer, count: copied) : nil
     }
 
     /// `LWS_CALLBACK_ADD_HEADERS` of an upgrade: answers the extension when agreed.
     func addUpgradeHeaders(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?) -> Int32 {
-        guard let input, rh_lws_hdr_total_length(wsi, rh_lws_token_upgrade()) > 0, let agreement = deflateNegotiation(wsi) else {
+        guard let input, LWS.headerLength(wsi, .upgrade) > 0, let agreement = deflateNegotiation(wsi) else {
             return 0
         }
-        let arguments = input.assumingMemoryBound(to: lws_process_html_args.self)
-        guard let start = arguments.pointee.p else { return 0 }
-        var position: UnsafeMutablePointer<UInt8>? = UnsafeMutableRawPointer(start).assumingMemoryBound(to: UInt8.self)
-        let end = position! + Int(arguments.pointee.max_len)
-        let value = agreement.response
-        let failed = rh_lws_append_header(wsi, "sec-websocket-extensions:", value, Int32(value.utf8.count), &position, end)
-        guard failed == 0, let position else {
+        guard LWS.addHeader(wsi, toResponse: input, name: "sec-websocket-extensions:", value: agreement.response) else {
             logger.warning("no room for the permessage-deflate answer; upgrade refused")
             return 1
         }
-        arguments.pointee.max_len -= Int32(UnsafeMutableRawPointer(position) - UnsafeMutableRawPointer(start))
-        arguments.pointee.p = UnsafeMutableRawPointer(position).assumingMemoryBound(to: CChar.self)
         return 0
     }
 
@@ -84,7 +76,7 @@ extension ServerCore {
     /// Writes a compressed frame made by `compress`: its header and payload, as they are.
     func writeCompressed(_ connection: Connection, _ message: OutboundMessage) -> Bool {
         let header = FrameBatch.headerSize(message.count)
-        if rh_lws_write_frames(connection.wsi, message.payloadPointer - header, header + message.count) < 0 {
+        if LWS.writeFrames(connection.wsi, message.payloadPointer - header, header + message.count) < 0 {
             logger.debug("write failed; closing", metadata: ["session": connection.id.description])
             return false
         }

@@ -1,10 +1,10 @@
-internal import CLibWebSockets
+import ReactorHubLibWebSockets
 import ReactorHubProtocol
 
 /// The bytes libwebsockets writes a frame header into, in front of a payload (`LWS_PRE`):
 /// this transport's `frameHeadroom`.
 enum LWSHeadroom {
-    static let bytes = Int(rh_lws_pre())
+    static let bytes = LWS.pre
 
     /// `message` itself when it has the headroom lws needs, else a copy that has it (a
     /// message written by a codec that was not told this transport's headroom).

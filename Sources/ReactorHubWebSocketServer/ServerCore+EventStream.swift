@@ -1,5 +1,5 @@
 import ReactorHubProtocol
-internal import CLibWebSockets
+import ReactorHubLibWebSockets
 import ReactorHubLogging
 #if canImport(Glibc)
 import Glibc
@@ -26,10 +26,10 @@ extension ServerCore {
         // No lws timeout applies to a stream, and its header table goes back to lws' pool (a
         // stream would hold it for its life, and the pool is sized for requests; the headers
         // were copied).
-        lws_http_mark_sse(wsi)
-        lws_http_headers_detach(wsi)
+        LWS.markEventStream(wsi)
+        LWS.detachHeaders(wsi)
         nextConnectionNumber += 1
-        let stream = EventStream(id: ConnectionID(rawValue: nextConnectionNumber), wsi: wsi, fd: lws_get_socket_fd(wsi))
+        let stream = EventStream(id: ConnectionID(rawValue: nextConnectionNumber), wsi: wsi, fd: LWS.socketFD(wsi))
         streams[stream.id] = stream
         streamByWSI[Self.key(of: wsi)] = stream.id
         connectionCount.add(1, ordering: .relaxed)
@@ -53,7 +53,7 @@ extension ServerCore {
             ended = stream.framing.append(message, to: &streamBuffer) == .last
             if streamBuffer.count >= frameBatch.capacity {
                 guard writeStreamBuffer(stream) else { return -1 }
-                if lws_send_pipe_choked(stream.wsi) != 0 {
+                if LWS.sendPipeChoked(stream.wsi) {
                     requestWritable(stream)
                     handler.connectionChoked(stream.id)
                     return 0
@@ -69,7 +69,7 @@ extension ServerCore {
             stream.pendingClose = stream.pendingClose ?? .init(code: .policyViolation, reason: "the stream's join was refused", afterFlush: true)
         }
         guard stream.pendingClose != nil else { return 0 }
-        if lws_send_pipe_choked(stream.wsi) != 0 {
+        if LWS.sendPipeChoked(stream.wsi) {
             requestWritable(stream)
             return 0
         }
@@ -80,7 +80,7 @@ extension ServerCore {
         guard !streamBuffer.isEmpty else { return true }
         defer { streamBuffer.removeAll(keepingCapacity: true) }
         stream.lastWritten = Keepalive.now()
-        let written = streamBuffer.withUnsafeMutableBufferPointer { rh_lws_write_http(stream.wsi, $0.baseAddress, $0.count) }
+        let written = streamBuffer.withUnsafeMutableBufferPointer { LWS.writeHTTP(stream.wsi, $0.baseAddress, $0.count) }
         if written < 0 {
             logger.debug("write failed; closing", metadata: ["session": stream.id.description])
             return false
@@ -91,7 +91,7 @@ extension ServerCore {
     func requestWritable(_ stream: EventStream) {
         guard !stream.writableRequested else { return }
         stream.writableRequested = true
-        lws_callback_on_writable(stream.wsi)
+        LWS.callbackOnWritable(stream.wsi)
     }
 
     /// Ends `stream`: after what waits when `afterFlush`, else at once (a reader that does
@@ -102,7 +102,7 @@ extension ServerCore {
         if afterFlush {
             requestWritable(stream)
         } else {
-            rh_lws_kill_async(stream.wsi)
+            LWS.killAsync(stream.wsi)
         }
     }
 
@@ -130,7 +130,7 @@ extension ServerCore {
         for stream in streams.values where stream.pendingClose == nil {
             if gone.contains(stream.fd) {
                 stream.pendingClose = .init(code: .abnormal, reason: "the client went away", afterFlush: false)
-                rh_lws_kill_async(stream.wsi)
+                LWS.killAsync(stream.wsi)
             } else if now - stream.lastWritten >= streamKeepaliveMilliseconds {
                 stream.keepaliveOwed = true
                 requestWritable(stream)

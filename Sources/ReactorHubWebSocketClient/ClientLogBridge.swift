@@ -1,4 +1,4 @@
-internal import CLibWebSockets
+import ReactorHubLibWebSockets
 import ReactorHubLocking
 import ReactorHubLogging
 
@@ -14,14 +14,14 @@ enum ClientLogBridge {
         var logger = logger
         logger[metadataKey: "source"] = "lws"
         Self.logger.withLock { $0 = logger }
-        lws_set_log_level(rh_lws_log_err() | rh_lws_log_warn(), clientLogEmit)
+        LWS.setLogLevel([.error, .warning], emit: clientLogEmit)
     }
 }
 
 private func clientLogEmit(_ level: Int32, _ line: UnsafePointer<CChar>?) {
     guard let line, let logger = ClientLogBridge.logger.withLock({ $0 }) else { return }
     let text = String(cString: line).trimmingSuffix("\n")
-    if level & rh_lws_log_err() != 0 {
+    if level & LWSLogLevel.error.rawValue != 0 {
         logger.warning("\(text)")
     } else {
         logger.debug("\(text)")

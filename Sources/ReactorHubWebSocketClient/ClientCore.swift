@@ -1,4 +1,4 @@
-internal import CLibWebSockets
+import ReactorHubLibWebSockets
 import ReactorHubProtocol
 import Foundation
 import ReactorHubLocking
@@ -12,7 +12,7 @@ import Synchronization
 /// itself) and, before that thread starts, by the thread that creates the core. What other
 /// threads touch is a `let`, an `Atomic`, a `Latch` or a `Locked`: `inbox`, `running`,
 /// `threadEnded`, `wakeContext`, `nextNumber`.
-final class ClientCore: @unchecked Sendable {
+final class ClientCore: LWSProtocolHandler, @unchecked Sendable {
     let configuration: WebSocketClientConfiguration
     let logger: Logger
     let inbox = ClientInbox()
@@ -28,68 +28,40 @@ final class ClientCore: @unchecked Sendable {
     var connections: [UInt64: ClientConnection] = [:]
     private var context: OpaquePointer?
 
-    // C memory lws keeps pointers to, allocated once for the context's life.
-    private let protocols: UnsafeMutablePointer<lws_protocols>
-    private let retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>
-    private var cStrings: [UnsafeMutablePointer<CChar>] = []
-    /// The local protocol every connection binds to (its name is also `local_protocol_name`).
-    let localProtocolName: UnsafePointer<CChar>
+    /// The C memory lws keeps pointers to, for the context's life; every connection binds
+    /// to its protocol.
+    private let lws = LWSContext()
 
     init(configuration: WebSocketClientConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
-        protocols = .allocate(capacity: 2)
-        protocols.initialize(repeating: lws_protocols(), count: 2)
-        retryPolicy = .allocate(capacity: 1)
-        retryPolicy.initialize(to: lws_retry_bo_t())
-        let name = strdup("reactorhub-client")!
-        cStrings.append(name)
-        localProtocolName = UnsafePointer(name)
     }
 
     deinit {
         if let context {
-            lws_context_destroy(context)
+            LWS.destroyContext(context)
         }
-        protocols.deinitialize(count: 2)
-        protocols.deallocate()
-        retryPolicy.deinitialize(count: 1)
-        retryPolicy.deallocate()
-        for string in cStrings {
-            free(string)
-        }
-    }
-
-    private func cString(_ text: String) -> UnsafeMutablePointer<CChar> {
-        let pointer = strdup(text)!
-        cStrings.append(pointer)
-        return pointer
     }
 
     /// Creates the context (no listening socket), on the calling thread.
     func createContext() throws(WebSocketClientError) {
         ClientLogBridge.install(logger: logger)
-        protocols[0].name = localProtocolName
-        protocols[0].callback = reactorHubClientCallback
-        protocols[0].per_session_data_size = 0
-        protocols[0].rx_buffer_size = 65536
-
-        retryPolicy.pointee.secs_since_valid_ping = UInt16(clamping: configuration.pingIntervalSeconds)
-        retryPolicy.pointee.secs_since_valid_hangup = UInt16(clamping: configuration.pingTimeoutSeconds)
-
-        var info = lws_context_creation_info()
-        info.port = rh_lws_context_port_no_listen()
-        info.protocols = UnsafePointer(protocols)
-        info.options = rh_lws_option_ssl_global_init()
-        info.user = Unmanaged.passUnretained(self).toOpaque()
-        info.timeout_secs = UInt32(clamping: configuration.connectTimeoutSeconds)
-        info.connect_timeout_secs = UInt32(clamping: configuration.connectTimeoutSeconds)
+        var options = LWSContextOptions(protocolName: "reactorhub-client")
+        options.receiveBufferSize = 65536
+        options.clientRetryPolicy = LWSRetryPolicy(
+            secondsBeforePing: UInt16(clamping: configuration.pingIntervalSeconds),
+            secondsBeforeHangup: UInt16(clamping: configuration.pingTimeoutSeconds)
+        )
+        options.port = nil
+        options.flags = [.sslGlobalInit]
+        options.timeoutSeconds = UInt32(clamping: configuration.connectTimeoutSeconds)
+        options.connectTimeoutSeconds = UInt32(clamping: configuration.connectTimeoutSeconds)
         // Without a CA file lws also tries a folder of its own ("../share") and logs an
         // error when it is missing: name the system bundle instead, when there is one.
         if let caFile = configuration.caFile ?? Self.systemCABundle {
-            info.client_ssl_ca_filepath = UnsafePointer(cString(caFile))
+            options.clientCAFile = caFile
         }
-        guard let created = lws_create_context(&info) else {
+        guard let created = lws.create(options, handler: self) else {
             throw WebSocketClientError(.unavailable, "libwebsockets could not create a client context")
         }
         context = created
@@ -117,7 +89,7 @@ final class ClientCore: @unchecked Sendable {
 
     private func serviceLoop() {
         while running.load(ordering: .acquiring), let context {
-            lws_service(context, 0)
+            LWS.service(context)
         }
         // From here on posts are refused (their callers hear of it); what was posted
         // before is answered as a shutdown.
@@ -129,7 +101,7 @@ final class ClientCore: @unchecked Sendable {
         if let context {
             wakeContext.withLock { $0 = nil }
             // Connections still open are closed by lws now; their delegates hear of it.
-            lws_context_destroy(context)
+            LWS.destroyContext(context)
             self.context = nil
         }
         for connection in connections.values {
@@ -156,7 +128,7 @@ final class ClientCore: @unchecked Sendable {
         case .wake:
             wakeContext.withLock { context in
                 if let context {
-                    lws_cancel_service(context)
+                    LWS.cancelService(context)
                 }
             }
             return true
@@ -196,7 +168,7 @@ final class ClientCore: @unchecked Sendable {
     func requestWritable(_ connection: ClientConnection) {
         guard !connection.writableRequested, let wsi = connection.wsi else { return }
         connection.writableRequested = true
-        lws_callback_on_writable(wsi)
+        LWS.callbackOnWritable(wsi)
     }
 
     /// Connects to the connection's next address; reports the failure when none is left.
@@ -215,28 +187,14 @@ final class ClientCore: @unchecked Sendable {
         connection.httpStatus = nil
         connection.subprotocol = nil
 
-        var strings: [UnsafeMutablePointer<CChar>] = []
-        defer { strings.forEach { free($0) } }
-        func temporary(_ text: String) -> UnsafePointer<CChar> {
-            let pointer = strdup(text)!
-            strings.append(pointer)
-            return UnsafePointer(pointer)
-        }
-        // lws copies these strings during the call; only the protocol table outlives it.
-        var info = lws_client_connect_info()
-        info.context = context
-        info.address = temporary(address)
-        info.port = Int32(url.port)
-        info.path = temporary(url.target)
-        info.host = temporary(url.hostHeader)
-        info.ssl_connection = rh_lws_client_ssl_flags(url.isSecure ? 1 : 0, connection.request.allowsInsecureTLS ? 1 : 0)
+        var info = LWSClientConnectOptions(address: address, port: url.port, path: url.target, host: url.hostHeader)
+        info.secure = url.isSecure
+        info.allowsInsecureTLS = connection.request.allowsInsecureTLS
         if !connection.request.subprotocols.isEmpty {
-            info.protocol = temporary(connection.request.subprotocols.joined(separator: ", "))
+            info.protocols = connection.request.subprotocols.joined(separator: ", ")
         }
-        info.local_protocol_name = localProtocolName
-        info.opaque_user_data = connection.opaqueUserData
-        info.retry_and_idle_policy = UnsafePointer(retryPolicy)
-        if let wsi = lws_client_connect_via_info(&info) {
+        info.opaqueUserData = connection.opaqueUserData
+        if let wsi = lws.connect(context, info) {
             connection.wsi = wsi
             return
         }
@@ -257,7 +215,7 @@ final class ClientCore: @unchecked Sendable {
             requestWritable(connection)
         case .connecting:
             if let wsi = connection.wsi {
-                rh_lws_kill_async(wsi)
+                LWS.killAsync(wsi)
             }
         case .resolving:
             finish(connection, failure: WebSocketClientError(.cancelled, "the connection was closed before it opened"))

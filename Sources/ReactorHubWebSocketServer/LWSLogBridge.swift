@@ -1,4 +1,4 @@
-internal import CLibWebSockets
+import ReactorHubLibWebSockets
 import ReactorHubLocking
 import ReactorHubLogging
 import Synchronization
@@ -22,7 +22,7 @@ enum LWSLogBridge {
             return current == nil
         }
         if first {
-            lws_set_log_level(rh_lws_log_err() | rh_lws_log_warn(), lwsLogEmit)
+            LWS.setLogLevel([.error, .warning], emit: lwsLogEmit)
         }
     }
 }
@@ -36,7 +36,7 @@ private func lwsLogEmit(_ level: Int32, _ line: UnsafePointer<CChar>?) {
         LWSLogBridge.failedAccepts.add(1, ordering: .relaxed)
         return
     }
-    if level & rh_lws_log_err() != 0 {
+    if level & LWSLogLevel.error.rawValue != 0 {
         logger.warning(text)
     } else {
         logger.debug(text)

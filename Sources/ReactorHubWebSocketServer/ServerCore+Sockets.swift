@@ -1,5 +1,5 @@
 import ReactorHubProtocol
-internal import CLibWebSockets
+import ReactorHubLibWebSockets
 import Foundation
 import ReactorHubLogging
 
@@ -12,8 +12,7 @@ extension ServerCore {
     /// closes it before libwebsockets reads a byte.
     func filterAccepted(_ arguments: UnsafeMutableRawPointer?) -> Int32 {
         guard let arguments else { return 0 }
-        let filter = arguments.assumingMemoryBound(to: lws_filter_network_conn_args.self)
-        let address = Self.address(of: &filter.pointee.cli_addr)
+        let address = Self.address(of: &LWS.filterClientAddress(arguments).assumingMemoryBound(to: sockaddr_storage.self).pointee)
         let verdict = sockets.admit(address)
         switch verdict {
         case .keep, .healthCheckOnly:
@@ -41,7 +40,7 @@ extension ServerCore {
     func socketOpened(_ wsi: OpaquePointer) {
         sockets.opened(Self.key(of: wsi), address: pendingAddress ?? peerAddress(wsi), healthCheckOnly: pendingHealthCheck)
         if pendingHealthCheck {
-            lws_set_timer_usecs(wsi, 1_000_000)
+            LWS.setTimer(wsi, microseconds: 1_000_000)
         }
         pendingAddress = nil
         pendingHealthCheck = false

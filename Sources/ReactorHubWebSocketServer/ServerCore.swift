@@ -1,5 +1,5 @@
 import ReactorHubProtocol
-internal import CLibWebSockets
+import ReactorHubLibWebSockets
 import ReactorHubDeflate
 import Foundation
 import ReactorHubLocking
@@ -14,7 +14,7 @@ import Synchronization
 /// starts or joins it. Everything other threads touch is a `let`, an `Atomic` or a
 /// `Latch`: `inbox`, `connectionCount`, `refusingConnections`, `running`, `threadEnded`,
 /// `allClosed`.
-final class ServerCore: @unchecked Sendable {
+final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
     let configuration: TransportConfiguration
     let logger: Logger
     let handler: any TransportHandler
@@ -75,10 +75,8 @@ final class ServerCore: @unchecked Sendable {
     /// The port actually bound.
     private(set) var boundPort = 0
 
-    // C memory lws keeps pointers to, allocated once for the context's life.
-    private let protocols: UnsafeMutablePointer<lws_protocols>
-    private let retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>
-    private var cStrings: [UnsafeMutablePointer<CChar>] = []
+    /// The C memory lws keeps pointers to, for the context's life.
+    private let lws = LWSContext()
 
     init(configuration: TransportConfiguration, handler: any TransportHandler, logger: Logger) {
         self.configuration = configuration
@@ -94,29 +92,12 @@ final class ServerCore: @unchecked Sendable {
         self.upgrades = RateGate(perSecond: configuration.upgradesPerSecond)
         self.handshakes = AddressRateGates(perSecond: configuration.tlsHandshakesPerSecond, burst: configuration.tlsHandshakeBurst)
         self.keepalive = Keepalive(pingSeconds: configuration.pingIntervalSeconds, timeoutSeconds: configuration.pingTimeoutSeconds)
-        protocols = .allocate(capacity: 2)
-        protocols.initialize(repeating: lws_protocols(), count: 2)
-        retryPolicy = .allocate(capacity: 1)
-        retryPolicy.initialize(to: lws_retry_bo_t())
     }
 
     deinit {
         if let context {
-            lws_context_destroy(context)
+            LWS.destroyContext(context)
         }
-        protocols.deinitialize(count: 2)
-        protocols.deallocate()
-        retryPolicy.deinitialize(count: 1)
-        retryPolicy.deallocate()
-        for string in cStrings {
-            free(string)
-        }
-    }
-
-    private func cString(_ text: String) -> UnsafeMutablePointer<CChar> {
-        let pointer = strdup(text)!
-        cStrings.append(pointer)
-        return pointer
     }
 
     /// Creates the context and binds the listening socket, on the calling thread.
@@ -124,9 +105,8 @@ final class ServerCore: @unchecked Sendable {
         LWSLogBridge.install(logger: logger)
         ResourceLimits.checkOpenFileLimit(for: configuration.maxConnections, reserve: configuration.descriptorReserve, logger: logger)
 
-        protocols[0].name = UnsafePointer(cString(configuration.subprotocol))
-        protocols[0].callback = reactorHubServiceCallback
-        protocols[0].per_session_data_size = MemoryLayout<UnsafeMutableRawPointer?>.size
+        var options = LWSContextOptions(protocolName: configuration.subprotocol)
+        options.perSessionDataSize = MemoryLayout<UnsafeMutableRawPointer?>.size
         // Each connection's receive buffer, allocated by lws at the upgrade and held for the
         // connection's life; lws also reads at most this much from the socket at once (and
         // never more than its 4 KiB service buffer). Messages longer than it arrive in pieces
@@ -134,58 +114,52 @@ final class ServerCore: @unchecked Sendable {
         // holds an idle joined connection to about 5 KB of resident memory against 7 KB at
         // 4 KiB, for the same ingest CPU per action within noise; 1 KiB reads cost a third
         // more CPU per action.
-        protocols[0].rx_buffer_size = 2048
+        options.receiveBufferSize = 2048
         // lws 4.1.6 also limits each send() to the receive buffer's size when this is 0: the
         // rest of a larger write is copied into its own buffer and flushed later, and a close
         // that finds output so buffered ends the connection without the close frame once it
         // is flushed (flood clients saw EOF instead of 1001 at shutdown). 16 KiB is what the
         // daemon wrote per send() before, and `FrameBatch`'s size.
-        protocols[0].tx_packet_size = 16384
+        options.transmitPacketSize = 16384
 
         // No lws validity timers: the keepalive is `Keepalive`'s sweep (lws keeps one timer per
         // connection in a sorted list, and inserting walks it: quadratic in the connections).
-        retryPolicy.pointee.secs_since_valid_ping = 0
-        retryPolicy.pointee.secs_since_valid_hangup = 0
-
-        var info = lws_context_creation_info()
-        info.port = Int32(configuration.port)
-        info.protocols = UnsafePointer(protocols)
-        info.retry_and_idle_policy = UnsafePointer(retryPolicy)
-        info.server_string = UnsafePointer(cString(configuration.serverName))
-        info.options = rh_lws_option_validate_utf8() | rh_lws_option_security_headers()
+        options.contextRetryPolicy = LWSRetryPolicy(secondsBeforePing: 0, secondsBeforeHangup: 0)
+        options.port = configuration.port
+        options.serverString = configuration.serverName
+        options.flags = [.validateUTF8, .securityHeaders]
         if let tls = configuration.tls {
-            info.options |= rh_lws_option_ssl_global_init()
-            info.ssl_cert_filepath = UnsafePointer(cString(tls.certFile))
-            info.ssl_private_key_filepath = UnsafePointer(cString(tls.keyFile))
+            options.flags.insert(.sslGlobalInit)
+            options.tlsCertificateFile = tls.certFile
+            options.tlsPrivateKeyFile = tls.keyFile
             // HTTP/1.1 only: lws would otherwise offer h2 by ALPN, which every browser takes,
             // and the responses, refusals and upgrades here are written for HTTP/1.1.
-            info.alpn = UnsafePointer(cString("http/1.1"))
+            options.alpn = "http/1.1"
         }
-        info.user = Unmanaged.passUnretained(self).toOpaque()
         // Header space per request: above the 431 limit the receive tap enforces, so that
         // lws never runs out of it first (it would drop the connection without a response).
         // Requests beyond the pool wait for one to be freed; the pool keeps the header space
         // held at once to what lws' defaults allowed (4 KiB for each possible socket).
         let headerSpace = configuration.maxRequestHeadBytes * 2
         let sockets = configuration.maxConnections + 256
-        info.max_http_header_data2 = UInt32(clamping: headerSpace)
-        info.max_http_header_pool2 = UInt32(clamping: max(64, min(sockets, 4096 * sockets / headerSpace)))
+        options.maxHTTPHeaderData = UInt32(clamping: headerSpace)
+        options.maxHTTPHeaderPool = UInt32(clamping: max(64, min(sockets, 4096 * sockets / headerSpace)))
         // fd_limit_per_thread stays 0: lws then sizes its fd table from the process limit
         // (raised above) and finds a socket's connection by index; a smaller explicit limit
         // makes it search the table linearly.
-        info.timeout_secs = 10
-        info.keepalive_timeout = 10
+        options.timeoutSeconds = 10
+        options.keepaliveTimeoutSeconds = 10
         switch ListenAddress(configuration.host) {
         case .any:
-            info.iface = nil
+            options.interface = nil
         case .ipv4Any:
-            info.iface = nil
-            info.options |= rh_lws_option_disable_ipv6()
+            options.interface = nil
+            options.flags.insert(.disableIPv6)
         case .ipv4(let address):
-            info.iface = UnsafePointer(cString(address))
-            info.options |= rh_lws_option_disable_ipv6()
+            options.interface = address
+            options.flags.insert(.disableIPv6)
         case .ipv6(let address):
-            info.iface = UnsafePointer(cString(address))
+            options.interface = address
         case .invalid:
             throw TransportError(.invalidConfiguration, "host '\(configuration.host)' is not an IP address or 'localhost'")
         }
@@ -196,17 +170,17 @@ final class ServerCore: @unchecked Sendable {
                 metadata: ["effect": "unmasked frames accepted, no 431, some violations dropped without a close code"]
             )
         }
-        guard let created = lws_create_context(&info) else {
+        guard let created = lws.create(options, handler: self) else {
             throw TransportError(
                 .cannotListen,
                 "cannot listen on \(configuration.host):\(configuration.port): the address is in use (another process listens on it) or not available"
             )
         }
         context = created
-        guard let vhost = lws_get_vhost_by_name(created, "default") else {
+        guard let port = LWS.listenPort(created, vhost: "default") else {
             throw TransportError(.cannotListen, "libwebsockets created no listening vhost")
         }
-        boundPort = Int(lws_get_vhost_listen_port(vhost))
+        boundPort = port
         guard boundPort > 0 else {
             throw TransportError(.cannotListen, "could not listen on \(configuration.host):\(configuration.port)")
         }
@@ -231,7 +205,7 @@ final class ServerCore: @unchecked Sendable {
         defer { ReceiveTap.detach() }
         let keepaliveTimer = startKeepaliveTimer()
         while running.load(ordering: .acquiring), let context {
-            lws_service(context, 0)
+            LWS.service(context)
             // lws retries a failed accept (EMFILE, ENFILE) at once and forever: back off
             // instead of spinning, and say so at most once a second.
             let failures = LWSLogBridge.acceptFailures
@@ -246,7 +220,7 @@ final class ServerCore: @unchecked Sendable {
         keepaliveTimer.cancel()
         keepaliveQueue.sync {}
         if let context {
-            lws_context_destroy(context)
+            LWS.destroyContext(context)
             self.context = nil
         }
         threadEnded.open()
@@ -255,7 +229,7 @@ final class ServerCore: @unchecked Sendable {
     /// Queues `command` for the service thread and wakes it when needed.
     func post(_ command: ServiceInbox.Command) {
         if inbox.post(command), let context {
-            lws_cancel_service(context)
+            LWS.cancelService(context)
         }
     }
 
@@ -272,7 +246,7 @@ final class ServerCore: @unchecked Sendable {
             case .setReading(let id, let enabled):
                 if let connection = connections[id], connection.echo == nil, connection.readingPaused == enabled {
                     connection.readingPaused = !enabled
-                    lws_rx_flow_control(connection.wsi, enabled ? 1 : 0)
+                    LWS.setReceiving(connection.wsi, enabled)
                 }
             case .close(let id, let code, let reason, let afterFlush):
                 if let connection = connections[id] {
@@ -315,7 +289,7 @@ final class ServerCore: @unchecked Sendable {
         if let existing = connection.pendingClose, !existing.afterFlush { return }
         connection.pendingClose = .init(code: code, reason: reason, afterFlush: afterFlush)
         if !afterFlush {
-            lws_set_timeout(connection.wsi, PENDING_TIMEOUT_CLOSE_SEND, Int32(clamping: configuration.closeFrameTimeoutSeconds))
+            LWS.setCloseSendTimeout(connection.wsi, seconds: Int32(clamping: configuration.closeFrameTimeoutSeconds))
         }
         requestWritable(connection)
     }
@@ -323,6 +297,6 @@ final class ServerCore: @unchecked Sendable {
     func requestWritable(_ connection: Connection) {
         guard !connection.writableRequested else { return }
         connection.writableRequested = true
-        lws_callback_on_writable(connection.wsi)
+        LWS.callbackOnWritable(connection.wsi)
     }
 }

@@ -1,4 +1,4 @@
-internal import CLibWebSockets
+import ReactorHubLibWebSockets
 import ReactorHubProtocol
 import ReactorHubLogging
 
@@ -15,12 +15,12 @@ extension ClientCore {
         guard let start = position.pointee else { return 0 }
         let end = start + room
         for (name, value) in zip(connection.headerNames, connection.headerValues) {
-            let failed = name.withUnsafeBufferPointer { name in
+            let appended = name.withUnsafeBufferPointer { name in
                 value.withUnsafeBufferPointer { value in
-                    rh_lws_append_header(wsi, name.baseAddress, value.baseAddress, Int32(value.count - 1), position, end)
+                    LWS.appendHandshakeHeader(wsi, name: name.baseAddress, value: value.baseAddress, valueLength: Int32(value.count - 1), position, end)
                 }
             }
-            if failed != 0 {
+            if !appended {
                 logger.warning("the upgrade request headers do not fit", metadata: ["connection": connection.id.description])
                 return -1
             }
@@ -31,8 +31,8 @@ extension ClientCore {
     /// The server answered the upgrade: keep its status (a refusal is reported with it)
     /// and the subprotocol it selected.
     func readUpgradeReply(_ connection: ClientConnection, wsi: OpaquePointer) {
-        connection.httpStatus = Int(lws_http_client_http_response(wsi))
-        connection.subprotocol = header(wsi, rh_lws_token_protocol())
+        connection.httpStatus = LWS.clientHTTPStatus(wsi)
+        connection.subprotocol = header(wsi, .protocol)
     }
 
     /// The upgrade succeeded.
@@ -49,9 +49,9 @@ extension ClientCore {
         guard connection.pendingClose == nil, let wsi = connection.wsi else { return 0 }
         let outcome = connection.assembler.receive(
             chunk,
-            isBinary: lws_frame_is_binary(wsi) != 0,
-            isFinalFrame: lws_is_final_fragment(wsi) != 0,
-            remainingInFrame: Int(lws_remaining_packet_payload(wsi))
+            isBinary: LWS.frameIsBinary(wsi),
+            isFinalFrame: LWS.isFinalFragment(wsi),
+            remainingInFrame: LWS.remainingPacketPayload(wsi)
         )
         switch outcome {
         case .incomplete:
@@ -77,11 +77,11 @@ extension ClientCore {
             return closeNow(connection, code: close.code, reason: close.reason)
         }
         while let message = connection.popOutput() {
-            if rh_lws_write_text(wsi, message.payloadPointer, message.count) < 0 {
+            if LWS.writeText(wsi, message.payloadPointer, message.count) < 0 {
                 logger.debug("client write failed; closing", metadata: ["connection": connection.id.description])
                 return -1
             }
-            if connection.hasOutput && lws_send_pipe_choked(wsi) != 0 {
+            if connection.hasOutput && LWS.sendPipeChoked(wsi) {
                 requestWritable(connection)
                 return 0
             }
@@ -94,7 +94,7 @@ extension ClientCore {
         guard let wsi = connection.wsi else { return -1 }
         connection.sentClose = (code, reason)
         var bytes = Array(reason.utf8.prefix(123))
-        rh_lws_close_reason(wsi, Int32(code.rawValue), &bytes, bytes.count)
+        LWS.setCloseReason(wsi, code: code.rawValue, reason: &bytes, length: bytes.count)
         return -1
     }
 
@@ -139,11 +139,11 @@ extension ClientCore {
         return (CloseCode(rawValue: code), reason)
     }
 
-    private func header(_ wsi: OpaquePointer, _ token: Int32) -> String? {
-        let length = rh_lws_hdr_total_length(wsi, token)
+    private func header(_ wsi: OpaquePointer, _ token: LWSToken) -> String? {
+        let length = LWS.headerLength(wsi, token)
         guard length > 0 else { return nil }
         var buffer = [CChar](repeating: 0, count: Int(length) + 1)
-        let copied = rh_lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token)
+        let copied = LWS.copyHeader(wsi, &buffer, Int32(buffer.count), token)
         guard copied >= 0 else { return nil }
         return String(decoding: buffer.prefix(Int(copied)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }

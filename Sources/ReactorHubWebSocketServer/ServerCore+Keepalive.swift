@@ -1,4 +1,4 @@
-internal import CLibWebSockets
+import ReactorHubLibWebSockets
 import ReactorHubProtocol
 import Dispatch
 #if canImport(Glibc)
@@ -88,7 +88,7 @@ extension ServerCore {
                     "session": connection.id.description, "seconds": String(configuration.pingTimeoutSeconds),
                 ])
                 // Killed at the next service pass, without a close frame (the peer is gone).
-                lws_set_timeout(connection.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+                LWS.killAsync(connection.wsi)
             }
         }
     }
@@ -106,7 +106,7 @@ extension ServerCore {
         guard connection.pingOwed else { return true }
         connection.pingOwed = false
         let ping = OutboundMessage(Self.pingPayload, headroom: LWSHeadroom.bytes)
-        return rh_lws_write_ping(connection.wsi, ping.payloadPointer, ping.count) >= 0
+        return LWS.writePing(connection.wsi, ping.payloadPointer, ping.count) >= 0
     }
 
     static let pingPayload = Array("reactorhub".utf8)

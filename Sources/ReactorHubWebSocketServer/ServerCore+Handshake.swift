@@ -1,5 +1,5 @@
 import ReactorHubProtocol
-internal import CLibWebSockets
+import ReactorHubLibWebSockets
 import ReactorHubLogging
 
 /// The RFC 6455 checks of an opening handshake (section 4.2.1), made before the other
@@ -9,11 +9,11 @@ extension ServerCore {
     /// another protocol version), or nil when it is well formed.
     func handshakeRefusal(_ wsi: OpaquePointer) -> OpeningHandshake.Refusal? {
         let request = OpeningHandshake(
-            isGet: rh_lws_hdr_total_length(wsi, rh_lws_token_get_uri()) > 0,
-            host: header(wsi, rh_lws_token_host()),
-            connection: header(wsi, rh_lws_token_connection()),
-            key: header(wsi, rh_lws_token_key()),
-            version: header(wsi, rh_lws_token_version())
+            isGet: LWS.headerLength(wsi, .getURI) > 0,
+            host: header(wsi, .host),
+            connection: header(wsi, .connection),
+            key: header(wsi, .key),
+            version: header(wsi, .version)
         )
         guard let refusal = request.refusal else { return nil }
         logger.debug("refusing upgrade: malformed handshake", metadata: ["status": String(refusal.status), "reason": refusal.body])
@@ -34,7 +34,7 @@ extension ServerCore {
             return true
         }
         let line = String(decoding: bytes[..<lineEnd], as: UTF8.self)
-        let isUpgrade = rh_lws_hdr_total_length(wsi, rh_lws_token_upgrade()) > 0
+        let isUpgrade = LWS.headerLength(wsi, .upgrade) > 0
         let hasPhrase = !line.hasSuffix(" ")
         guard (isUpgrade && line.hasPrefix("HTTP/1.0")) || !hasPhrase else { return true }
         let version = isUpgrade ? "HTTP/1.1" : String(line.prefix(8))

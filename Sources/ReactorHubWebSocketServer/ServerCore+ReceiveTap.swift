@@ -2,7 +2,7 @@ import ReactorHubProtocol
 #if canImport(Glibc)
 import Glibc
 #endif
-internal import CLibWebSockets
+import ReactorHubLibWebSockets
 import ReactorHubLogging
 
 /// What the receive tap does with a socket's bytes, by the phase of its connection.
@@ -111,11 +111,11 @@ extension ServerCore {
         guard writePing(connection) else { return -1 }
         for payload in connection.frames.takePongs() {
             let pong = OutboundMessage(payload, headroom: LWSHeadroom.bytes)
-            if rh_lws_write_pong(connection.wsi, pong.payloadPointer, pong.count) < 0 {
+            if LWS.writePong(connection.wsi, pong.payloadPointer, pong.count) < 0 {
                 return -1
             }
         }
-        if lws_send_pipe_choked(connection.wsi) != 0 {
+        if LWS.sendPipeChoked(connection.wsi) {
             requestWritable(connection)
             return 0
         }

@@ -1,5 +1,5 @@
 import ReactorHubProtocol
-internal import CLibWebSockets
+import ReactorHubLibWebSockets
 import Foundation
 import ReactorHubLogging
 
@@ -41,21 +41,21 @@ extension ServerCore {
             logger.info("refusing upgrade: connection limit reached", metadata: ["limit": String(configuration.maxConnections)])
             return refuseUpgrade(wsi, 503, "too many connections (limit \(configuration.maxConnections)); try again later")
         }
-        if let offered = header(wsi, rh_lws_token_protocol()) {
+        if let offered = header(wsi, .protocol) {
             let names = offered.utf8.split(separator: UInt8(ascii: ",")).map { $0.trimmingOptionalWhitespace }
             if !names.isEmpty && !names.contains(where: { $0.elementsEqual(configuration.subprotocol.utf8) }) {
                 return refuseUpgrade(wsi, 400, "unsupported subprotocol '\(offered)'; offer \(configuration.subprotocol) or none")
             }
         }
-        let origin = header(wsi, rh_lws_token_origin())
+        let origin = header(wsi, .origin)
         let policy = OriginPolicy(allowed: configuration.allowedOrigins, secure: configuration.tls != nil)
-        if let origin, !policy.allows(origin: origin, host: header(wsi, rh_lws_token_host())) {
+        if let origin, !policy.allows(origin: origin, host: header(wsi, .host)) {
             originsRejected.add(1, ordering: .relaxed)
             logger.info("refusing upgrade: origin not allowed", metadata: ["origin": origin, "peer": peerAddress(wsi)])
             return refuseUpgrade(wsi, 403, "origin \(origin) is not allowed (security.allowedOrigins)")
         }
         let request = UpgradeRequest(
-            path: path, query: queryArguments(wsi), authorization: header(wsi, rh_lws_token_authorization()),
+            path: path, query: queryArguments(wsi), authorization: header(wsi, .authorization),
             origin: origin, peerAddress: peerAddress(wsi)
         )
         if case .refuse(let status, let reason) = handler.shouldAccept(request) {
@@ -72,7 +72,7 @@ extension ServerCore {
 
     /// The 421 for a request whose `Host` is not allowed (DNS rebinding), or nil.
     func hostRefusal(_ wsi: OpaquePointer) -> HTTPResponse? {
-        let host = header(wsi, rh_lws_token_host())
+        let host = header(wsi, .host)
         guard !hosts.allows(host: host) else { return nil }
         noteRefusal("Host not in security.allowedHosts")
         return .text(421, "host '\(host ?? "")' is not served here (security.allowedHosts)")
@@ -84,8 +84,8 @@ extension ServerCore {
     /// tap sees only ciphertext. The connection is closed after it.
     func framingRefusal(_ wsi: OpaquePointer) -> HTTPResponse? {
         let framing = BodyFraming(
-            contentLengths: header(wsi, rh_lws_token_content_length()).map { [$0] } ?? [],
-            transferEncoding: rh_lws_hdr_total_length(wsi, rh_lws_token_transfer_encoding()) > 0,
+            contentLengths: header(wsi, .contentLength).map { [$0] } ?? [],
+            transferEncoding: LWS.headerLength(wsi, .transferEncoding) > 0,
             folded: false
         )
         guard case .refused(let status, let reason) = framing else { return nil }
@@ -131,9 +131,9 @@ extension ServerCore {
             return respondAndComplete(wsi, .text(404, "not found: \(path)"), omitBody: isHead)
         }
         let extra = "cache-control: no-cache\r\n"
-        let result = lws_serve_http_file(wsi, file.path, file.contentType, extra, Int32(extra.utf8.count))
+        let result = LWS.serveFile(wsi, path: file.path, contentType: file.contentType, extraHeaders: extra)
         if result < 0 { return -1 }
-        if result > 0 { return lws_http_transaction_completed(wsi) != 0 ? -1 : 0 }
+        if result > 0 { return LWS.transactionCompleted(wsi) ? 0 : -1 }
         return 0
     }
 
@@ -145,7 +145,7 @@ extension ServerCore {
     /// Writes a complete response and ends the transaction.
     func respondAndComplete(_ wsi: OpaquePointer, _ response: HTTPResponse, headers: [HTTPHeader] = [], omitBody: Bool = false) -> Int32 {
         guard respond(wsi, response, headers: headers, omitBody: omitBody) else { return -1 }
-        return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+        return LWS.transactionCompleted(wsi) ? 0 : -1
     }
 
     /// Writes status line, headers and body in one write, as lws does for its own status
@@ -163,13 +163,13 @@ extension ServerCore {
             let end = storage.baseAddress! + storage.count
             var cursor: UnsafeMutablePointer<UInt8>? = start
             let status = UInt32(clamping: response.status)
-            guard lws_add_http_header_status(wsi, status, &cursor, end) == 0,
+            guard LWS.addStatus(wsi, status, &cursor, end),
                   correctStatusLine(wsi, status: status, start: start, cursor: &cursor, end: end),
                   addHeader(wsi, "content-type:", response.contentType, &cursor, end),
                   addHeader(wsi, "cache-control:", "no-store", &cursor, end),
                   headers.allSatisfy({ addHeader(wsi, $0.name, $0.value, &cursor, end) }),
-                  !hasLength || lws_add_http_header_content_length(wsi, lws_filepos_t(response.body.count), &cursor, end) == 0,
-                  lws_finalize_http_header(wsi, &cursor, end) == 0,
+                  !hasLength || LWS.addContentLength(wsi, UInt64(response.body.count), &cursor, end),
+                  LWS.finalizeHeaders(wsi, &cursor, end),
                   var position = cursor
             else { return false }
             if !omitBody {
@@ -177,7 +177,7 @@ extension ServerCore {
                 position += response.body.count
             }
             let length = position - start
-            return rh_lws_write_http(wsi, start, length) == length
+            return LWS.writeHTTP(wsi, start, length) == length
         }
     }
 
@@ -189,23 +189,23 @@ extension ServerCore {
         _ end: UnsafeMutablePointer<UInt8>
     ) -> Bool {
         let valueBytes = Array(value.utf8)
-        return lws_add_http_header_by_name(wsi, name, valueBytes, Int32(valueBytes.count), &cursor, end) == 0
+        return LWS.addHeader(wsi, name: name, value: valueBytes, valueLength: Int32(valueBytes.count), &cursor, end)
     }
 
     /// The request's path without its query string.
     func requestPath(_ wsi: OpaquePointer) -> String {
-        let uri = header(wsi, rh_lws_token_get_uri()) ?? "/"
+        let uri = header(wsi, .getURI) ?? "/"
         return uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? "/"
     }
 
     /// The request's method, from the header lws filled in.
     func requestMethod(_ wsi: OpaquePointer) -> String? {
-        let methods: [(Int32, String)] = [
-            (rh_lws_token_get_uri(), "GET"), (rh_lws_token_post_uri(), "POST"), (rh_lws_token_head_uri(), "HEAD"),
-            (rh_lws_token_put_uri(), "PUT"), (rh_lws_token_delete_uri(), "DELETE"), (rh_lws_token_options_uri(), "OPTIONS"),
-            (rh_lws_token_patch_uri(), "PATCH"),
+        let methods: [(LWSToken, String)] = [
+            (.getURI, "GET"), (.postURI, "POST"), (.headURI, "HEAD"),
+            (.putURI, "PUT"), (.deleteURI, "DELETE"), (.optionsURI, "OPTIONS"),
+            (.patchURI, "PATCH"),
         ]
-        return methods.first { rh_lws_hdr_total_length(wsi, $0.0) > 0 }?.1
+        return methods.first { LWS.headerLength(wsi, $0.0) > 0 }?.1
     }
 
     /// The URI's arguments (lws keeps each `name=value` as a fragment, already decoded).
@@ -214,13 +214,13 @@ extension ServerCore {
     /// fits): a fixed large one, zeroed and freed on every upgrade, left memory that the
     /// connection's receive buffer then took over already resident.
     func queryArguments(_ wsi: OpaquePointer) -> [String: String] {
-        let total = rh_lws_hdr_total_length(wsi, rh_lws_token_uri_args())
+        let total = LWS.headerLength(wsi, .uriArguments)
         guard total > 0 else { return [:] }
         var arguments: [String: String] = [:]
         var buffer = [CChar](repeating: 0, count: Int(total) + 1)
         var index: Int32 = 0
         while true {
-            let copied = rh_lws_hdr_copy_fragment(wsi, &buffer, Int32(buffer.count), rh_lws_token_uri_args(), index)
+            let copied = LWS.copyHeaderFragment(wsi, &buffer, Int32(buffer.count), .uriArguments, index: index)
             guard copied >= 0 else { break }
             index += 1
             // Split at the first '=' as bytes: a token is hundreds of characters, and

@@ -1,5 +1,5 @@
 import ReactorHubProtocol
-internal import CLibWebSockets
+import ReactorHubLibWebSockets
 import Foundation
 import ReactorHubLogging
 
@@ -31,18 +31,18 @@ extension ServerCore {
     func beginExchange(_ wsi: OpaquePointer, method: String, path: String) -> Int32 {
         nextExchange += 1
         let id = nextExchange
-        let origin = header(wsi, rh_lws_token_origin())
-        let verdict = origin.map { OriginPolicy(allowed: configuration.allowedOrigins, secure: configuration.tls != nil).verdict(origin: $0, host: header(wsi, rh_lws_token_host())) }
+        let origin = header(wsi, .origin)
+        let verdict = origin.map { OriginPolicy(allowed: configuration.allowedOrigins, secure: configuration.tls != nil).verdict(origin: $0, host: header(wsi, .host)) }
         if verdict == .refused {
             originsRejected.add(1, ordering: .relaxed)
             logger.info("refusing request: origin not allowed", metadata: ["origin": origin ?? "", "path": path, "peer": peerAddress(wsi)])
         }
         let request = HTTPRequest(
-            method: method, path: path, query: queryArguments(wsi), authorization: header(wsi, rh_lws_token_authorization()),
+            method: method, path: path, query: queryArguments(wsi), authorization: header(wsi, .authorization),
             body: [], peerAddress: peerAddress(wsi), headers: requestHeaders(wsi, origin: origin), originAllowed: verdict != .refused
         )
         let expectsBody = method == "POST" || method == "PUT" || method == "PATCH"
-        let announced = Int(header(wsi, rh_lws_token_content_length())?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+        let announced = Int(header(wsi, .contentLength)?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
         exchanges[id] = Exchange(
             wsi: wsi, request: request, closeAfter: expectsBody && announced == 0, corsOrigin: verdict == .listed ? origin : nil
         )
@@ -92,7 +92,7 @@ extension ServerCore {
         guard var exchange = exchanges[id] else { return }
         exchange.response = response
         exchanges[id] = exchange
-        lws_callback_on_writable(exchange.wsi)
+        LWS.callbackOnWritable(exchange.wsi)
     }
 
     /// The socket of an exchange can take its response. Returns nil when the wsi is not
@@ -123,9 +123,9 @@ extension ServerCore {
     private func requestHeaders(_ wsi: OpaquePointer, origin: String?) -> [String: String] {
         var headers: [String: String] = [:]
         headers["origin"] = origin
-        headers["accept"] = header(wsi, rh_lws_token_accept())
-        headers["content-type"] = header(wsi, rh_lws_token_content_type())
-        headers["if-none-match"] = header(wsi, rh_lws_token_if_none_match())
+        headers["accept"] = header(wsi, .accept)
+        headers["content-type"] = header(wsi, .contentType)
+        headers["if-none-match"] = header(wsi, .ifNoneMatch)
         headers["last-event-id"] = customHeader(wsi, "last-event-id:")
         headers["access-control-request-method"] = customHeader(wsi, "access-control-request-method:")
         return headers
@@ -133,10 +133,10 @@ extension ServerCore {
 
     /// A header lws has no index for (`name` with its colon, lower case), when sent.
     func customHeader(_ wsi: OpaquePointer, _ name: String) -> String? {
-        let length = lws_hdr_custom_length(wsi, name, Int32(name.utf8.count))
+        let length = LWS.customHeaderLength(wsi, name, Int32(name.utf8.count))
         guard length >= 0 else { return nil }
         var buffer = [CChar](repeating: 0, count: Int(length) + 1)
-        let copied = lws_hdr_custom_copy(wsi, &buffer, Int32(buffer.count), name, Int32(name.utf8.count))
+        let copied = LWS.copyCustomHeader(wsi, &buffer, Int32(buffer.count), name, Int32(name.utf8.count))
         guard copied >= 0 else { return nil }
         return Self.text(buffer, count: copied)
     }

@@ -1,5 +1,5 @@
 import ReactorHubProtocol
-internal import CLibWebSockets
+import ReactorHubLibWebSockets
 
 /// Several small outbound messages framed into one buffer, so that a connection with a
 /// queue of them is written with one `send()` instead of one per message.

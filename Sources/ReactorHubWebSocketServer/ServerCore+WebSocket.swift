@@ -1,5 +1,5 @@
 import ReactorHubProtocol
-internal import CLibWebSockets
+import ReactorHubLibWebSockets
 import ReactorHubLogging
 
 /// The WebSocket side of the service thread: opening, receiving, writing, closing.
@@ -22,7 +22,7 @@ extension ServerCore {
         guard let session else { return -1 }
         nextConnectionNumber += 1
         let id = ConnectionID(rawValue: nextConnectionNumber)
-        let fd = lws_get_socket_fd(wsi)
+        let fd = LWS.socketFD(wsi)
         let isEcho = isEchoPath(requestPath(wsi))
         let connection = Connection(
             id: id,
@@ -45,15 +45,15 @@ extension ServerCore {
         }
         if isEcho { return 0 }
 
-        let offeredProtocols = header(wsi, rh_lws_token_protocol()) ?? ""
+        let offeredProtocols = header(wsi, .protocol) ?? ""
         let info = ConnectionInfo(
             id: id,
-            path: header(wsi, rh_lws_token_get_uri()) ?? configuration.webSocketPath,
-            origin: header(wsi, rh_lws_token_origin()),
+            path: header(wsi, .getURI) ?? configuration.webSocketPath,
+            origin: header(wsi, .origin),
             subprotocol: offeredProtocols.isEmpty ? nil : configuration.subprotocol,
             peerAddress: peerAddress(wsi),
             query: queryArguments(wsi),
-            authorization: header(wsi, rh_lws_token_authorization())
+            authorization: header(wsi, .authorization)
         )
         handler.connectionOpened(info)
         return 0
@@ -69,9 +69,9 @@ extension ServerCore {
     /// inside its parser was not taken apart further).
     func receive(_ chunk: UnsafeRawBufferPointer, on connection: Connection) -> Int32 {
         guard connection.pendingClose == nil, connection.sentClose == nil else { return 0 }
-        let isBinary = lws_frame_is_binary(connection.wsi) != 0
-        let isFinalFrame = lws_is_final_fragment(connection.wsi) != 0
-        let remaining = Int(clamping: lws_remaining_packet_payload(connection.wsi))
+        let isBinary = LWS.frameIsBinary(connection.wsi)
+        let isFinalFrame = LWS.isFinalFragment(connection.wsi)
+        let remaining = LWS.remainingPacketPayload(connection.wsi)
         let outcome: InboundAssembler.Outcome
         if connection.inflation != nil {
             outcome = connection.inflation!.receive(
@@ -161,7 +161,7 @@ extension ServerCore {
         }
         guard frameBatch.messages > 0 else { return true }
         defer { frameBatch.reset() }
-        if rh_lws_write_frames(connection.wsi, frameBatch.framedPointer, frameBatch.count) < 0 {
+        if LWS.writeFrames(connection.wsi, frameBatch.framedPointer, frameBatch.count) < 0 {
             logger.debug("write failed; closing", metadata: ["session": connection.id.description])
             return false
         }
@@ -171,7 +171,7 @@ extension ServerCore {
     private func write(_ connection: Connection, _ frame: WireFrame) -> Bool {
         if frame.compressed { return writeCompressed(connection, frame.message) }
         let message = LWSHeadroom.ensured(frame.message)
-        if rh_lws_write_text(connection.wsi, message.payloadPointer, message.count) < 0 {
+        if LWS.writeText(connection.wsi, message.payloadPointer, message.count) < 0 {
             logger.debug("write failed; closing", metadata: ["session": connection.id.description])
             return false
         }
@@ -180,7 +180,7 @@ extension ServerCore {
 
     /// Whether the socket is full (one poll, no wait); if so, asks to be called again.
     private func choked(_ connection: Connection) -> Bool {
-        guard lws_send_pipe_choked(connection.wsi) != 0 else { return false }
+        guard LWS.sendPipeChoked(connection.wsi) else { return false }
         requestWritable(connection)
         handler.connectionChoked(connection.id)
         return true
@@ -190,7 +190,7 @@ extension ServerCore {
     func closeNow(_ connection: Connection, code: CloseCode, reason: String) -> Int32 {
         connection.sentClose = (code, reason)
         var bytes = Array(reason.utf8.prefix(123))
-        rh_lws_close_reason(connection.wsi, Int32(code.rawValue), &bytes, bytes.count)
+        LWS.setCloseReason(connection.wsi, code: code.rawValue, reason: &bytes, length: bytes.count)
         return -1
     }
 
@@ -221,11 +221,11 @@ extension ServerCore {
         return (pending.code, "\(pending.reason) (dropped: no room for the close frame)")
     }
 
-    func header(_ wsi: OpaquePointer, _ token: Int32) -> String? {
-        let length = rh_lws_hdr_total_length(wsi, token)
+    func header(_ wsi: OpaquePointer, _ token: LWSToken) -> String? {
+        let length = LWS.headerLength(wsi, token)
         guard length > 0 else { return nil }
         var buffer = [CChar](repeating: 0, count: Int(length) + 1)
-        let copied = rh_lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token)
+        let copied = LWS.copyHeader(wsi, &buffer, Int32(buffer.count), token)
         guard copied >= 0 else { return nil }
         return Self.text(buffer, count: copied)
     }
@@ -240,8 +240,6 @@ extension ServerCore {
     }
 
     func peerAddress(_ wsi: OpaquePointer) -> String {
-        var buffer = [CChar](repeating: 0, count: 128)
-        guard let name = lws_get_peer_simple(wsi, &buffer, buffer.count) else { return "unknown" }
-        return String(cString: name)
+        LWS.peerAddress(wsi) ?? "unknown"
     }
 }

@@ -1,4 +1,4 @@
-internal import CLibWebSockets
+import ReactorHubLibWebSockets
 import ReactorHubLogging
 
 /// The echo path (`TransportConfiguration.echoPath`): every text and binary message comes
@@ -15,7 +15,7 @@ extension ServerCore {
         connection.echo?.append(message, isBinary: isBinary)
         if connection.echo?.isFull == true, !connection.readingPaused {
             connection.readingPaused = true
-            lws_rx_flow_control(connection.wsi, 0)
+            LWS.setReceiving(connection.wsi, false)
         }
         requestWritable(connection)
         return 0
@@ -32,20 +32,20 @@ extension ServerCore {
             let written = frame.compressed
                 ? (writeCompressed(connection, frame.message) ? 0 : -1)
                 : item.isBinary
-                ? rh_lws_write_binary(connection.wsi, item.message.payloadPointer, item.message.count)
-                : rh_lws_write_text(connection.wsi, item.message.payloadPointer, item.message.count)
+                ? LWS.writeBinary(connection.wsi, item.message.payloadPointer, item.message.count)
+                : LWS.writeText(connection.wsi, item.message.payloadPointer, item.message.count)
             if written < 0 {
                 logger.debug("echo write failed; closing", metadata: ["session": connection.id.description])
                 return -1
             }
-            if lws_send_pipe_choked(connection.wsi) != 0 {
+            if LWS.sendPipeChoked(connection.wsi) {
                 requestWritable(connection)
                 break
             }
         }
         if connection.readingPaused, connection.echo?.isFull == false {
             connection.readingPaused = false
-            lws_rx_flow_control(connection.wsi, 1)
+            LWS.setReceiving(connection.wsi, true)
         }
         return 0
     }
