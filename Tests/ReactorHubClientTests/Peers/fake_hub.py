@@ -99,7 +99,8 @@ async def handler(websocket):
 
 
 async def main():
-    async with serve(handler, "127.0.0.1", 0) as server:
+    # No time limits of the peer's own (a loaded machine is slow to finish a handshake).
+    async with serve(handler, "127.0.0.1", 0, open_timeout=None, ping_interval=None, close_timeout=None) as server:
         say(f"listening {server.sockets[0].getsockname()[1]}")
         await asyncio.Future()
 

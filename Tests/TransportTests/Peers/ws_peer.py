@@ -94,7 +94,10 @@ def tls_context():
 async def main():
     context = tls_context() if "--tls" in sys.argv else None
     async with serve(handler, "127.0.0.1", 0, select_subprotocol=select_subprotocol, process_request=process_request,
-                     ssl=context, max_size=None) as server:
+                     ssl=context, max_size=None,
+                     # No time limits of the peer's own: on a loaded machine the client's
+                     # handshake (TLS too) was seen to take longer than the default 10 s.
+                     open_timeout=None, ping_interval=None, close_timeout=None) as server:
         port = server.sockets[0].getsockname()[1]
         print(f"listening {port}", flush=True)
         await asyncio.Future()
