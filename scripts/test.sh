@@ -29,14 +29,16 @@ fi
 # The client's live tests (and the e2e suites below) start this daemon.
 export REACTORHUB_BINARY="$PWD/.build/debug/reactorhub"
 export REACTORHUB_CLI="$PWD/.build/debug/reactorhub-cli"
-# The Swift suites run as five processes, one after the other, rather than all 875 tests in
+# The Swift suites run as six processes, one after the other, rather than all 875 tests in
 # one: on two shared cores a single process starting every test at once was seen to stop
 # making progress (every test task waiting, no thread busy; 4 runs in 8 beside a compiler
 # or two busy loops, never when the machine was otherwise idle; README "The two commands").
 # Each process is watched: one that hangs stops after 10 minutes (a normal one takes under
-# one) and names the tests that did not finish, with every thread's stack.
+# one) and names the tests that did not finish, with every thread's stack; a hang (never a
+# failure) is run once more, and says so.
 swift_groups=(
-  "^(AuthTests|JSONTests|ProtocolTests|ReactorsTests|PersistenceTests|WebhooksTests|DaemonTests|ReactorTests)\\."
+  "^(ReactorTests|ReactorsTests)\\."
+  "^(AuthTests|JSONTests|ProtocolTests|PersistenceTests|WebhooksTests|DaemonTests)\\."
   "^TransportTests\\."
   "^HubTests\\."
   "^ClusterTests\\."
@@ -54,8 +56,18 @@ if [ "$listed" -ne "$covered" ]; then
 fi
 for group in "${swift_groups[@]}"; do
   echo "--- swift test --filter '$group'"
-  python3 scripts/watched.py --limit 600 --log "$timings/swift-part.log" -- swift test --skip-build --filter "$group"
+  status=0
+  python3 scripts/watched.py --limit 300 --log "$timings/swift-part.log" -- swift test --skip-build --filter "$group" || status=$?
   cat "$timings/swift-part.log" >> "$timings/swift.log"
+  if [ "$status" -eq 124 ]; then
+    # A hang (not a failure) is reported above with its stacks and run once more: see the
+    # README ("The two commands") for what is known of it. A failure is never run again.
+    echo "=== HANG: swift test --filter '$group' was still running after 300 s; running it once more" | tee -a "$timings/swift.log"
+    python3 scripts/watched.py --limit 300 --log "$timings/swift-part.log" -- swift test --skip-build --filter "$group"
+    cat "$timings/swift-part.log" >> "$timings/swift.log"
+  elif [ "$status" -ne 0 ]; then
+    exit "$status"
+  fi
 done
 rm -f "$timings/swift-part.log"
 
