@@ -33,9 +33,25 @@ export REACTORHUB_CLI="$PWD/.build/debug/reactorhub-cli"
 # one: on two shared cores a single process starting every test at once was seen to stop
 # making progress (every test task waiting, no thread busy; 4 runs in 8 beside a compiler
 # or two busy loops, never when the machine was otherwise idle; README "The two commands").
-# Each process is watched: one that hangs stops after 10 minutes (a normal one takes under
-# one) and names the tests that did not finish, with every thread's stack; a hang (never a
-# failure) is run once more, and says so.
+# Each process is watched (`watched`, below): one still running past its limit (a normal
+# one takes under a minute) is stopped, naming the tests that did not finish with every
+# thread's stack, and is run once more, saying so (`=== HANG`); a failure is never run again.
+# watched LIMIT LOG COMMAND...: runs COMMAND under scripts/watched.py, appends its output to
+# LOG, and exits the script on a failure.
+watched() {
+  local limit=$1 log=$2 status=0
+  shift 2
+  python3 scripts/watched.py --limit "$limit" --log "$log.part" -- "$@" || status=$?
+  cat "$log.part" >> "$log"
+  if [ "$status" -eq 124 ]; then
+    echo "=== HANG: $* was still running after $limit s; running it once more" | tee -a "$log"
+    status=0
+    python3 scripts/watched.py --limit "$limit" --log "$log.part" -- "$@" || status=$?
+    cat "$log.part" >> "$log"
+  fi
+  rm -f "$log.part"
+  if [ "$status" -ne 0 ]; then exit "$status"; fi
+}
 swift_groups=(
   "^(ReactorTests|ReactorsTests)\\."
   "^(AuthTests|JSONTests|ProtocolTests|PersistenceTests|WebhooksTests|DaemonTests)\\."
@@ -56,20 +72,8 @@ if [ "$listed" -ne "$covered" ]; then
 fi
 for group in "${swift_groups[@]}"; do
   echo "--- swift test --filter '$group'"
-  status=0
-  python3 scripts/watched.py --limit 300 --log "$timings/swift-part.log" -- swift test --skip-build --filter "$group" || status=$?
-  cat "$timings/swift-part.log" >> "$timings/swift.log"
-  if [ "$status" -eq 124 ]; then
-    # A hang (not a failure) is reported above with its stacks and run once more: see the
-    # README ("The two commands") for what is known of it. A failure is never run again.
-    echo "=== HANG: swift test --filter '$group' was still running after 300 s; running it once more" | tee -a "$timings/swift.log"
-    python3 scripts/watched.py --limit 300 --log "$timings/swift-part.log" -- swift test --skip-build --filter "$group"
-    cat "$timings/swift-part.log" >> "$timings/swift.log"
-  elif [ "$status" -ne 0 ]; then
-    exit "$status"
-  fi
+  watched 300 "$timings/swift.log" swift test --skip-build --filter "$group"
 done
-rm -f "$timings/swift-part.log"
 
 step "Fuzzing (libFuzzer, 20 s per target)"
 scripts/fuzz.sh 20 2>&1 | tee "$timings/fuzz.log"
@@ -85,11 +89,8 @@ for group in "^ReactorTests\\.ConcurrencyTests" "^HubTests\\." "^TransportTests\
   "^ReactorHubClientTests\\.(ClientProtocolTests|LiveDaemonTests|LiveFakeHubTests|ClientURLsTests|LiveNodesTests|PredictionProtocolTests|LivePredictionTests|ObservationTests)"; do
   echo "--- swift test --sanitize=thread --filter '$group'"
   TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/scripts/tsan.supp print_suppressions=0" \
-    python3 scripts/watched.py --limit 900 --log "$timings/tsan-part.log" -- \
-    swift test --skip-build --sanitize=thread --scratch-path .build/tsan --filter "$group"
-  cat "$timings/tsan-part.log" >> "$timings/tsan.log"
+    watched 900 "$timings/tsan.log" swift test --skip-build --sanitize=thread --scratch-path .build/tsan --filter "$group"
 done
-rm -f "$timings/tsan-part.log"
 if grep -q "ThreadSanitizer" "$timings/tsan.log"; then
   echo "the thread sanitizer reported (above)" >&2; exit 1
 fi

@@ -8,8 +8,8 @@ why. Past --limit this prints the tests that started and never finished (Swift
 Testing's "◇ Test … started" lines without their "✔"/"✘" line; XCTest's "started"
 lines without "passed"/"failed"), the threads of every process the command started
 (gdb, when installed), and stops them all. The command runs in a session of its own, so
-what it leaves running in its session after it exits (a helper process a failed test did not stop) is
-named and stopped too, instead of holding the output pipe open. Exits with the
+what it leaves running there after it exits (a helper process a failed test did not
+stop) is named and stopped too, instead of holding the output pipe open. Exits with the
 command's status, 124 past the limit, or 1 when the command left processes behind.
 """
 
