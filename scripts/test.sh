@@ -115,6 +115,12 @@ test "${PIPESTATUS[0]}" -eq 0
 export REACTORHUB_CHAT_BINARY="$PWD/.build/debug/chat-server"
 export REACTORHUB_TRAP_BINARY="$PWD/.build/debug/trap-server"
 
+# Every daemon the suites below start serves its sockets on 4 threads (`server.threads`,
+# more than these machines have cores, so that connections of one test live on different
+# threads); the Swift suites above run the server on 1, and ServiceThreadsTests on 3 and 4.
+# A suite that asks for its own value (test_service_threads) sets it in its configuration.
+export REACTORHUB_SERVER_THREADS=4
+
 step "End-to-end suites: websocat walkthrough, multi-client sync, reactorhub-cli (real daemon processes)"
 python3 -m pytest -q -p no:cacheprovider --junitxml="$timings/e2e.xml" Tests/e2e
 

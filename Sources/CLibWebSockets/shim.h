@@ -105,6 +105,8 @@ static inline void rh_lws_close_reason(struct lws *wsi, int code, const unsigned
 /// Client side (WebSocketClient): the context listens nowhere (and initialises OpenSSL for
 /// wss:// with rh_lws_option_ssl_global_init, above).
 static inline int rh_lws_context_port_no_listen(void) { return CONTEXT_PORT_NO_LISTEN; }
+// A server vhost that listens nowhere and serves the sockets given to it (lws_adopt_socket_vhost).
+static inline int rh_lws_context_port_no_listen_server(void) { return CONTEXT_PORT_NO_LISTEN_SERVER; }
 
 /// `ssl_connection` flags of a client connection: TLS for wss://, and with `insecure` any
 /// certificate (self-signed, expired, another host name) is accepted.

@@ -83,8 +83,17 @@ extension Configuration {
 
     /// How the WebSocket server serves sockets (`server`).
     public struct Server: Sendable, Equatable, OptionalSection {
+        /// `server.threads`: threads serving sockets, 0 to 256; 0: one per CPU core the
+        /// process may use (`serviceThreads`).
+        public var threads = 0
         /// `server.compression`: accept permessage-deflate when a client offers it.
         public var compression = true
+
+        /// The threads that serve sockets: `threads`, or with 0 the CPU cores this process
+        /// may run on (its affinity mask, as `taskset` or a container's cpuset sets it).
+        public var serviceThreads: Int {
+            threads > 0 ? threads : CPUCores.usable
+        }
 
         /// The defaults of a present `server` section.
         public init() {}

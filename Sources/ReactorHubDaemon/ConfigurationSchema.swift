@@ -151,6 +151,9 @@ enum ConfigurationSchema {
             .key("enabled", \.enabled, .boolean, "serve `/api/v1/`; false: every path under it answers 404"),
         ]),
         .optional("server", \.server, "how the WebSocket server serves sockets", [
+            .key("threads", \.threads, .integer(0...256),
+                 "threads serving sockets, each with its own libwebsockets context (a connection lives on one); 0: one per CPU core the process may use",
+                 environment: "REACTORHUB_SERVER_THREADS"),
             .key("compression", \.compression, .boolean,
                  "accept permessage-deflate when a client offers it: frames from 1024 bytes on go compressed, each compressed once for every subscriber"),
         ]),

@@ -164,6 +164,10 @@ public enum Daemon {
         hub.addMetricsSource { [server] out in
             out.family("reactorhub_origin_rejected_total", type: "counter", help: "WebSocket upgrades refused for their Origin.")
             out.sample("reactorhub_origin_rejected_total", server.rejectedOrigins)
+            out.family("reactorhub_service_thread_sockets", type: "gauge", help: "Sockets open on each service thread (server.threads).")
+            for (index, count) in server.socketsPerThread.enumerated() {
+                out.sample("reactorhub_service_thread_sockets", count, labels: [("thread", String(index))])
+            }
         }
         let terminations = SignalWaiter.observeTermination()
         // A trap in a kind's code ends the process: it says where first (docs/reactors.md).
@@ -202,7 +206,7 @@ public enum Daemon {
             "reactorhub started",
             metadata: [
                 "port": String(port), "host": configuration.host, "kinds": registry.names.joined(separator: ","),
-                "config": file ?? "built-in defaults",
+                "config": file ?? "built-in defaults", "threads": String(transport.threads),
             ]
         )
         // Stopped in reverse: eviction, then the hub drains, then the server delivers what
@@ -324,6 +328,7 @@ extension Configuration {
         transport.allowedHosts = security?.allowedHosts ?? []
         transport.echoPath = diagnostics.echoPath
         transport.compression = (server ?? Server()).compression
+        transport.threads = (server ?? Server()).serviceThreads
         return transport
     }
 

@@ -32,6 +32,15 @@ public enum LWS {
         return Int(lws_get_vhost_listen_port(vhost))
     }
 
+    /// Hands an accepted socket to `context`'s vhost `name`, which serves it as if its own
+    /// listener had accepted it (`lws_adopt_socket_vhost`: HTTP, TLS when the vhost has it).
+    /// The wsi, or nil when lws could not take it (it then closed the socket, except when
+    /// the vhost is missing). On the context's service thread.
+    public static func adoptSocket(_ context: OpaquePointer, vhost name: String = "default", _ fd: Int32) -> OpaquePointer? {
+        guard let vhost = lws_get_vhost_by_name(context, name) else { return nil }
+        return lws_adopt_socket_vhost(vhost, fd)
+    }
+
     // MARK: Writes
 
     /// Sends a text frame of `length` bytes at `buffer`, which has `pre` writable bytes in

@@ -59,8 +59,12 @@ public struct LWSRetryPolicy: Sendable {
 
 /// A context's creation options (`lws_context_creation_info` and its one protocol).
 public struct LWSContextOptions: Sendable {
-    /// The port to listen on (0: any free one); nil listens nowhere (a client).
+    /// The port to listen on (0: any free one); nil listens nowhere (a client, or with
+    /// `servesAdoptedSockets` a server given its sockets by `LWS.adoptSocket`).
     public var port: Int?
+    /// With no `port`: the context is a server that listens nowhere and serves the
+    /// accepted sockets handed to it (`CONTEXT_PORT_NO_LISTEN_SERVER`).
+    public var servesAdoptedSockets = false
     /// The interface address to listen on; nil: all.
     public var interface: String?
     /// The protocol's name.
@@ -188,7 +192,8 @@ public final class LWSContext: @unchecked Sendable {
         protocols[0].tx_packet_size = options.transmitPacketSize
 
         var info = lws_context_creation_info()
-        info.port = options.port.map { Int32($0) } ?? rh_lws_context_port_no_listen()
+        info.port = options.port.map { Int32($0) }
+            ?? (options.servesAdoptedSockets ? rh_lws_context_port_no_listen_server() : rh_lws_context_port_no_listen())
         info.protocols = UnsafePointer(protocols)
         if let policy = options.contextRetryPolicy {
             contextRetry.pointee.secs_since_valid_ping = policy.secondsBeforePing

@@ -10,9 +10,10 @@ import Synchronization
 /// transport that writes it.
 ///
 /// Safety of `@unchecked Sendable`: the payload is written once in `init` and only read
-/// afterwards. The headroom in front of it is scribbled on by libwebsockets, but only on
-/// the service thread and only while it writes this message, one write at a time; no
-/// other code reads the headroom. Its compressed form is set at most once, atomically.
+/// afterwards. The headroom in front of it is written at most once, under a lock, by the
+/// transport that frames it (`framed`), and only read after that: connections on several
+/// service threads send the same message. Its compressed form is set at most once,
+/// atomically.
 public final class OutboundMessage: @unchecked Sendable {
     /// The headroom messages get unless their writer asks otherwise: enough for every
     /// transport here (libwebsockets 4.1 needs 16 bytes on 64-bit machines).
@@ -28,6 +29,8 @@ public final class OutboundMessage: @unchecked Sendable {
     private let storage: UnsafeMutableRawPointer
     /// The message as a transport compresses it, once for every connection it goes to.
     private let compressedForm = AtomicLazyReference<OutboundMessage>()
+    /// The bytes of the frame header written in front of the payload (0: not yet).
+    private let headerBytes = Mutex<Int>(0)
 
     /// Copies `bytes` (UTF-8 JSON text) into a new message.
     public convenience init(_ bytes: some Collection<UInt8>, headroom: Int = OutboundMessage.standardHeadroom, label: MessageLabel = .reply) {
@@ -75,6 +78,20 @@ public final class OutboundMessage: @unchecked Sendable {
     package func compressed(_ make: (OutboundMessage) -> OutboundMessage) -> OutboundMessage {
         if let made = compressedForm.load() { return made }
         return compressedForm.storeIfNil(make(self))
+    }
+
+    /// The message with its frame header in front: `write` gets the payload's start and
+    /// writes the header just before it (within `headroom`), returning its size. Called for
+    /// the first writer only; every writer, on any thread, gets the header's size and may
+    /// then send the header and payload from `payloadPointer - size`.
+    package func framed(_ write: (UnsafeMutablePointer<UInt8>) -> Int) -> Int {
+        headerBytes.withLock { written in
+            if written == 0 {
+                written = write(payloadPointer)
+                precondition(written > 0 && written <= headroom, "a frame header must fit the headroom")
+            }
+            return written
+        }
     }
 
     /// Start of the payload, with `headroom` writable bytes before it (the writing

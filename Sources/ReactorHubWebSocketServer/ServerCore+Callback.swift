@@ -16,10 +16,16 @@ extension ServerCore {
 
         case .filterNetworkConnection:
             // `user` holds the peer's address, `in` the accepted descriptor: the caps first;
-            // a kept socket is then watched by the receive tap.
-            guard filterAccepted(user) == 0 else { return 1 }
-            socketAccepted(Int32(truncatingIfNeeded: Int(bitPattern: input)))
-            return 0
+            // a socket kept here is then watched by the receive tap. One handed to another
+            // service thread is closed here (lws closes its descriptor; the copy lives on).
+            let fd = Int32(truncatingIfNeeded: Int(bitPattern: input))
+            switch filterAccepted(user, fd: fd) {
+            case .refuse, .handedOff:
+                return 1
+            case .serveHere:
+                socketAccepted(fd)
+                return 0
+            }
 
         case .closedHTTP:
             socketClosing(LWS.socketFD(wsi))

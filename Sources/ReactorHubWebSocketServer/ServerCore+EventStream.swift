@@ -13,8 +13,8 @@ extension ServerCore {
     /// Writes the stream's head and opens it as a connection, or answers 503 when no more
     /// connections are taken (`limits.maxConnections`, the upgrade rate, shutting down).
     func openStream(_ wsi: OpaquePointer, _ exchange: Exchange, _ opening: EventStreamOpening) -> Int32 {
-        let full = refusingConnections.load(ordering: .relaxed) || connectionCount.load(ordering: .relaxed) >= configuration.maxConnections
-        if full || !upgrades.take() {
+        let full = shared.refusingConnections.load(ordering: .relaxed) || shared.connectionCount.load(ordering: .relaxed) >= configuration.maxConnections
+        if full || !shared.upgrades.withLock({ $0.take() }) {
             noteRefusal(full ? "event stream over limits.maxConnections" : "event stream over limits.upgradesPerSecond")
             var refusal = HTTPResponse.json(503, opening.refusalBody)
             refusal.headers = [HTTPField("Retry-After", "1")] + (exchange.response?.headers ?? [])
@@ -28,11 +28,10 @@ extension ServerCore {
         // were copied).
         LWS.markEventStream(wsi)
         LWS.detachHeaders(wsi)
-        nextConnectionNumber += 1
-        let stream = EventStream(id: ConnectionID(rawValue: nextConnectionNumber), wsi: wsi, fd: LWS.socketFD(wsi))
+        let stream = EventStream(id: nextConnectionID(), wsi: wsi, fd: LWS.socketFD(wsi))
         streams[stream.id] = stream
         streamByWSI[Self.key(of: wsi)] = stream.id
-        connectionCount.add(1, ordering: .relaxed)
+        shared.connectionCount.add(1, ordering: .relaxed)
         let request = exchange.request
         handler.connectionOpened(ConnectionInfo(
             id: stream.id, path: request.path, origin: request.headers["origin"], subprotocol: nil, peerAddress: request.peerAddress,
@@ -110,12 +109,9 @@ extension ServerCore {
     /// server decided on, or 1006 when the client went away).
     func streamClosed(_ wsi: OpaquePointer) {
         guard let id = streamByWSI.removeValue(forKey: Self.key(of: wsi)), let stream = streams.removeValue(forKey: id) else { return }
-        let remaining = connectionCount.subtract(1, ordering: .relaxed).newValue
         let close = stream.pendingClose
         handler.connectionClosed(id, code: close?.code ?? .abnormal, reason: close?.reason ?? "the client went away")
-        if remaining == 0 && refusingConnections.load(ordering: .relaxed) {
-            allClosed.open()
-        }
+        shared.connectionEnded()
     }
 
     /// Owes a keepalive comment to each stream silent for `streamKeepaliveMilliseconds`, and

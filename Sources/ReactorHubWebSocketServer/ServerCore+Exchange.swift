@@ -34,7 +34,7 @@ extension ServerCore {
         let origin = header(wsi, .origin)
         let verdict = origin.map { OriginPolicy(allowed: configuration.allowedOrigins, secure: configuration.tls != nil).verdict(origin: $0, host: header(wsi, .host)) }
         if verdict == .refused {
-            originsRejected.add(1, ordering: .relaxed)
+            shared.originsRejected.add(1, ordering: .relaxed)
             logger.info("refusing request: origin not allowed", metadata: ["origin": origin ?? "", "path": path, "peer": peerAddress(wsi)])
         }
         let request = HTTPRequest(

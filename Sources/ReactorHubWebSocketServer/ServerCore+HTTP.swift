@@ -18,7 +18,7 @@ extension ServerCore {
             respond(wsi, refusal)
             return 1
         }
-        if sockets.isHealthCheckOnly(Self.key(of: wsi)), let refusal = healthCheckRefusal(wsi, path: requestPath(wsi)) {
+        if shared.sockets.withLock({ $0.isHealthCheckOnly(Self.key(of: wsi)) }), let refusal = healthCheckRefusal(wsi, path: requestPath(wsi)) {
             respond(wsi, refusal, headers: [HTTPHeader(name: "connection:", value: "close")])
             return -1
         }
@@ -30,14 +30,14 @@ extension ServerCore {
         if path != configuration.webSocketPath && !isEchoPath(path) {
             return refuseUpgrade(wsi, 404, "no WebSocket endpoint at \(path); use \(configuration.webSocketPath)")
         }
-        if refusingConnections.load(ordering: .relaxed) {
+        if shared.refusingConnections.load(ordering: .relaxed) {
             return refuseUpgrade(wsi, 503, "server is shutting down")
         }
-        if !upgrades.take() {
+        if !shared.upgrades.withLock({ $0.take() }) {
             noteRefusal("over limits.upgradesPerSecond")
             return refuseUpgrade(wsi, 503, "too many new connections per second (limits.upgradesPerSecond); retry shortly")
         }
-        if connectionCount.load(ordering: .relaxed) >= configuration.maxConnections {
+        if shared.connectionCount.load(ordering: .relaxed) >= configuration.maxConnections {
             logger.info("refusing upgrade: connection limit reached", metadata: ["limit": String(configuration.maxConnections)])
             return refuseUpgrade(wsi, 503, "too many connections (limit \(configuration.maxConnections)); try again later")
         }
@@ -50,7 +50,7 @@ extension ServerCore {
         let origin = header(wsi, .origin)
         let policy = OriginPolicy(allowed: configuration.allowedOrigins, secure: configuration.tls != nil)
         if let origin, !policy.allows(origin: origin, host: header(wsi, .host)) {
-            originsRejected.add(1, ordering: .relaxed)
+            shared.originsRejected.add(1, ordering: .relaxed)
             logger.info("refusing upgrade: origin not allowed", metadata: ["origin": origin, "peer": peerAddress(wsi)])
             return refuseUpgrade(wsi, 403, "origin \(origin) is not allowed (security.allowedOrigins)")
         }
@@ -104,7 +104,7 @@ extension ServerCore {
         }
         let path = rawPath.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? "/"
         let method = requestMethod(wsi)
-        if sockets.isHealthCheckOnly(Self.key(of: wsi)) {
+        if shared.sockets.withLock({ $0.isHealthCheckOnly(Self.key(of: wsi)) }) {
             // Lent by the descriptor reserve: one health check, then the socket goes back.
             let response = healthCheckRefusal(wsi, path: path) ?? health
             respond(wsi, response, headers: [HTTPHeader(name: "connection:", value: "close")], omitBody: method == "HEAD")
@@ -139,7 +139,7 @@ extension ServerCore {
 
     /// The answer of `/healthz`: 200 `ok`, or 503 once the server refuses connections.
     var health: HTTPResponse {
-        refusingConnections.load(ordering: .relaxed) ? .text(503, "shutting down") : .text(200, "ok")
+        shared.refusingConnections.load(ordering: .relaxed) ? .text(503, "shutting down") : .text(200, "ok")
     }
 
     /// Writes a complete response and ends the transaction.

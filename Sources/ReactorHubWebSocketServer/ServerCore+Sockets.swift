@@ -8,53 +8,137 @@ import ReactorHubLogging
 extension ServerCore {
     static func key(of wsi: OpaquePointer) -> UInt { UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(wsi))) }
 
-    /// `LWS_CALLBACK_FILTER_NETWORK_CONNECTION`: a socket was just accepted; non-zero
-    /// closes it before libwebsockets reads a byte.
-    func filterAccepted(_ arguments: UnsafeMutableRawPointer?) -> Int32 {
-        guard let arguments else { return 0 }
+    /// `LWS_CALLBACK_FILTER_NETWORK_CONNECTION`: the socket `fd` was just accepted (on the
+    /// listening thread); non-zero closes it before libwebsockets reads a byte. A socket
+    /// another service thread is to serve leaves as a copy of its descriptor (`handOff`),
+    /// and lws closes its own.
+    func filterAccepted(_ arguments: UnsafeMutableRawPointer?, fd: Int32) -> FilterVerdict {
+        guard let arguments else { return .serveHere }
+        // A socket counted at its filter whose wsi never came (lws could not take it).
+        releasePendingReservation()
         let address = Self.address(of: &LWS.filterClientAddress(arguments).assumingMemoryBound(to: sockaddr_storage.self).pointee)
-        let verdict = sockets.admit(address)
+        let verdict = shared.sockets.withLock { $0.take(address) }
         switch verdict {
         case .keep, .healthCheckOnly:
             // Every socket of a TLS port starts a handshake: counted here, before it costs any.
-            if configuration.tls != nil, !handshakes.take(address) {
+            if configuration.tls != nil, !shared.handshakes.withLock({ $0.take(address) }) {
+                if verdict == .keep { shared.sockets.withLock { $0.cancel(address) } }
                 noteRefusal("over limits.tlsHandshakesPerSecond from \(address)")
-                return 1
+                return .refuse
             }
+            if verdict == .keep, let target = handOffTarget() {
+                let copy = dup(fd)
+                guard copy >= 0 else {
+                    shared.sockets.withLock { $0.cancel(address) }
+                    noteRefusal("accept failed (out of descriptors)")
+                    return .refuse
+                }
+                target.sockets.add(1, ordering: .relaxed)
+                target.post(.adopt(copy, address))
+                return .handedOff
+            }
+            sockets.add(1, ordering: .relaxed)
             pendingAddress = address
             pendingHealthCheck = verdict == .healthCheckOnly
+            pendingReserved = verdict == .keep
             if pendingHealthCheck { noteRefusal("out of descriptors: a socket lent for /healthz only") }
-            return 0
+            return .serveHere
         case .tooManyFromAddress:
             noteRefusal("over limits.maxConnectionsPerAddress from \(address)")
-            return 1
+            return .refuse
         case .outOfDescriptors:
             noteRefusal("out of descriptors (the reserve is kept)")
-            return 1
+            return .refuse
         }
+    }
+
+    /// What becomes of a socket just accepted.
+    enum FilterVerdict {
+        /// Served by this thread.
+        case serveHere
+        /// Closed at once (a cap).
+        case refuse
+        /// Served by another service thread, which got a copy of its descriptor.
+        case handedOff
+    }
+
+    /// The service thread with the fewest sockets, when it is not this one (ties: in turn).
+    private func handOffTarget() -> ServerCore? {
+        guard !peers.isEmpty else { return nil }
+        var best = self
+        var fewest = sockets.load(ordering: .relaxed)
+        for step in 0..<peers.count {
+            let peer = peers[(nextPeer + step) % peers.count]
+            let count = peer.sockets.load(ordering: .relaxed)
+            if count < fewest {
+                best = peer
+                fewest = count
+            }
+        }
+        nextPeer = (nextPeer + 1) % peers.count
+        return best === self ? nil : best
+    }
+
+    /// A socket the listening thread handed over (`.adopt`): served here as if accepted here.
+    func adopt(_ fd: Int32, from address: String) {
+        guard let context, running.load(ordering: .relaxed) else {
+            close(fd)
+            sockets.subtract(1, ordering: .relaxed)
+            shared.sockets.withLock { $0.cancel(address) }
+            return
+        }
+        releasePendingReservation()
+        socketAccepted(fd)
+        pendingAddress = address
+        pendingHealthCheck = false
+        pendingReserved = true
+        if LWS.adoptSocket(context, fd) == nil {
+            logger.debug("a socket handed over could not be served", metadata: ["peer": address])
+        }
+        // `socketOpened` took the reservation over if the wsi came to be.
+        if pendingAddress != nil {
+            socketClosing(fd)
+            sockets.subtract(1, ordering: .relaxed)
+        }
+        releasePendingReservation()
+    }
+
+    /// Gives back the count `SocketGuard.take` made for a socket whose wsi never came.
+    func releasePendingReservation() {
+        if pendingReserved, let address = pendingAddress {
+            shared.sockets.withLock { $0.cancel(address) }
+        }
+        pendingAddress = nil
+        pendingReserved = false
+        pendingHealthCheck = false
     }
 
     /// `LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED`: the accepted socket became a wsi. A
     /// socket lent for a health check has a second to send it (a timer of its own: lws
     /// sets its header timeout, 10 s, after this callback).
     func socketOpened(_ wsi: OpaquePointer) {
-        sockets.opened(Self.key(of: wsi), address: pendingAddress ?? peerAddress(wsi), healthCheckOnly: pendingHealthCheck)
-        if pendingHealthCheck {
+        let address = pendingAddress ?? peerAddress(wsi)
+        let healthCheck = pendingHealthCheck
+        let reserved = pendingReserved
+        shared.sockets.withLock { $0.opened(Self.key(of: wsi), address: address, healthCheckOnly: healthCheck, reserved: reserved) }
+        if healthCheck {
             LWS.setTimer(wsi, microseconds: 1_000_000)
         }
         pendingAddress = nil
         pendingHealthCheck = false
+        pendingReserved = false
     }
 
     /// `LWS_CALLBACK_TIMER`: a socket lent for a health check that has not been answered
     /// within its second is closed (non-zero).
     func socketTimer(_ wsi: OpaquePointer) -> Int32 {
-        sockets.isHealthCheckOnly(Self.key(of: wsi)) ? -1 : 0
+        shared.sockets.withLock { $0.isHealthCheckOnly(Self.key(of: wsi)) } ? -1 : 0
     }
 
     /// `LWS_CALLBACK_WSI_DESTROY`.
     func socketClosed(_ wsi: OpaquePointer) {
-        sockets.closed(Self.key(of: wsi))
+        let known = shared.sockets.withLock { $0.closed(Self.key(of: wsi)) }
+        if known { sockets.subtract(1, ordering: .relaxed) }
     }
 
     /// The answer to a request on a socket the reserve lent for a health check: nil for
@@ -71,7 +155,7 @@ extension ServerCore {
         guard now - lastRefusalLog >= .seconds(1) else { return }
         lastRefusalLog = now
         for (reason, count) in refusedSockets.sorted(by: { $0.key < $1.key }) {
-            logger.warning("refusing sockets", metadata: ["reason": reason, "count": String(count), "open": String(sockets.open)])
+            logger.warning("refusing sockets", metadata: ["reason": reason, "count": String(count), "open": String(shared.sockets.withLock { $0.open })])
         }
         refusedSockets = [:]
     }

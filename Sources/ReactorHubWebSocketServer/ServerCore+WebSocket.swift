@@ -20,8 +20,7 @@ extension ServerCore {
     /// A WebSocket upgrade was negotiated: register the connection and tell the handler.
     func established(_ wsi: OpaquePointer, session: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> Int32 {
         guard let session else { return -1 }
-        nextConnectionNumber += 1
-        let id = ConnectionID(rawValue: nextConnectionNumber)
+        let id = nextConnectionID()
         let fd = LWS.socketFD(wsi)
         let isEcho = isEchoPath(requestPath(wsi))
         let connection = Connection(
@@ -39,7 +38,7 @@ extension ServerCore {
         }
         session.pointee = Unmanaged.passRetained(connection).toOpaque()
         connections[id] = connection
-        connectionCount.add(1, ordering: .relaxed)
+        shared.connectionCount.add(1, ordering: .relaxed)
         if ReceiveTap.isInstalled {
             tappedSockets[fd] = .webSocket(connection)
         }
@@ -170,8 +169,14 @@ extension ServerCore {
 
     private func write(_ connection: Connection, _ frame: WireFrame) -> Bool {
         if frame.compressed { return writeCompressed(connection, frame.message) }
+        // The header is written into the message's headroom once, for every connection on
+        // every service thread: the bytes sent are then only read (`OutboundMessage.framed`).
         let message = LWSHeadroom.ensured(frame.message)
-        if LWS.writeText(connection.wsi, message.payloadPointer, message.count) < 0 {
+        let length = message.count
+        let header = message.framed { payload in
+            FrameBatch.writeHeader(payload - FrameBatch.headerSize(length), first: FrameBatch.textFrameByte(compressed: false), length: length)
+        }
+        if LWS.writeFrames(connection.wsi, message.payloadPointer - header, header + length) < 0 {
             logger.debug("write failed; closing", metadata: ["session": connection.id.description])
             return false
         }
@@ -202,16 +207,13 @@ extension ServerCore {
         connections[connection.id] = nil
         connection.inflation?.release(to: inflaters)
         socketClosing(connection.fd)
-        let remaining = connectionCount.subtract(1, ordering: .relaxed).newValue
         let failure = connection.frames.failure.map { (code: $0.code, reason: $0.reason) }
         let dropped = connection.droppedFor.map { (code: CloseCode.abnormal, reason: $0) }
         let (code, reason) = connection.sentClose ?? failure ?? connection.peerClose ?? dropped ?? Self.droppedClose(connection.pendingClose)
         if connection.echo == nil {
             handler.connectionClosed(connection.id, code: code, reason: reason)
         }
-        if remaining == 0 && refusingConnections.load(ordering: .relaxed) {
-            allClosed.open()
-        }
+        shared.connectionEnded()
     }
 
     /// The status of a connection that ended without a close frame either way: the close

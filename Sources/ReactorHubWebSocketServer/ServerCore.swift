@@ -6,14 +6,16 @@ import ReactorHubLocking
 import ReactorHubLogging
 import Synchronization
 
-/// Owns the libwebsockets context, its service thread and every connection.
+/// Owns one libwebsockets context, its service thread and the connections that live on
+/// it. A server has `server.threads` of them (`WebSocketServer`): the first listens and
+/// hands accepted sockets to the thread with the fewest (`handOff`); what holds for the
+/// server as a whole (counts, caps) is in `shared`.
 ///
 /// Safety of `@unchecked Sendable`: the stored properties marked "service thread" are
 /// touched only by the lws service thread (inside `lws_service` callbacks and the loop
 /// itself) and, before that thread starts or after it ends, by the one thread that
-/// starts or joins it. Everything other threads touch is a `let`, an `Atomic` or a
-/// `Latch`: `inbox`, `connectionCount`, `refusingConnections`, `running`, `threadEnded`,
-/// `allClosed`.
+/// starts or joins it. Everything other threads touch is a `let`, an `Atomic`, a `Latch`
+/// or locked: `inbox`, `shared`, `sockets`, `running`, `threadEnded`.
 final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
     let configuration: TransportConfiguration
     let logger: Logger
@@ -23,15 +25,16 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
     let keepalive: Keepalive
     /// Where the keepalive's timer fires (serial: `serviceLoop` waits for it at the end).
     let keepaliveQueue = DispatchQueue(label: "reactorhub.keepalive", qos: .utility)
-    let connectionCount = Atomic<Int>(0)
-    let refusingConnections = Atomic<Bool>(false)
     let running = Atomic<Bool>(true)
     /// Opens when the service thread has ended and released the context.
     let threadEnded = Latch()
-    /// Opens when no connection is left once the server refuses new ones (shutdown).
-    let allClosed = Latch()
-    /// Upgrades refused for their Origin (metrics).
-    let originsRejected = Atomic<Int>(0)
+    /// The counts and caps of the whole server, shared by its service threads.
+    let shared: ServerShared
+    /// This thread's place among the server's (0 listens), and how many there are.
+    let index: Int
+    let threadCount: Int
+    /// Sockets living on this thread (the hand-off picks the thread with the fewest).
+    let sockets = Atomic<Int>(0)
     /// The `Host` names answered (`security.allowedHosts`).
     let hosts: HostPolicy
 
@@ -54,19 +57,19 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
     var exchanges: [UInt64: Exchange] = [:]
     var exchangeByWSI: [UInt: UInt64] = [:]
     var nextExchange: UInt64 = 0
-    /// Accepted sockets by peer address, against the per-address and descriptor caps.
-    var sockets: SocketGuard
-    /// The cap on new upgrades per second.
-    var upgrades: RateGate
-    /// The cap on TLS handshakes per second per peer address (with `tls`).
-    var handshakes: AddressRateGates
+    /// The server's other service threads, which the listening one hands sockets to (set
+    /// before the threads start, emptied when this one ends).
+    var peers: [ServerCore] = []
+    /// Where the next hand-off starts looking, so that equal threads take turns.
+    var nextPeer = 0
     /// Sockets refused since the last log line, by reason, and when that line was written.
     var refusedSockets: [String: Int] = [:]
     var lastRefusalLog = ContinuousClock.now - .seconds(10)
-    /// The address of the socket accepted last, until its wsi exists, and whether the
-    /// reserve lent it for a health check.
+    /// The address of the socket accepted (or handed over) last, until its wsi exists;
+    /// whether the reserve lent it for a health check; whether `SocketGuard.take` counted it.
     var pendingAddress: String?
     var pendingHealthCheck = false
+    var pendingReserved = false
     /// The sockets the receive tap checks, by descriptor.
     var tappedSockets: [Int32: TappedSocket] = [:]
     /// Bodies of HTTP responses that are written in one go are not kept; this holds the
@@ -78,19 +81,18 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
     /// The C memory lws keeps pointers to, for the context's life.
     private let lws = LWSContext()
 
-    init(configuration: TransportConfiguration, handler: any TransportHandler, logger: Logger) {
+    init(
+        configuration: TransportConfiguration, handler: any TransportHandler, logger: Logger,
+        shared: ServerShared, index: Int = 0, threadCount: Int = 1
+    ) {
         self.configuration = configuration
         self.handler = handler
         self.logger = logger
+        self.shared = shared
+        self.index = index
+        self.threadCount = threadCount
         self.resolver = configuration.webRoot.flatMap { StaticFileResolver(webRoot: $0) }
         self.hosts = HostPolicy(allowed: configuration.allowedHosts, listeningOn: configuration.host)
-        self.sockets = SocketGuard(
-            perAddress: configuration.maxConnectionsPerAddress,
-            descriptorLimit: ResourceLimits.openFileLimit,
-            reserve: configuration.descriptorReserve
-        )
-        self.upgrades = RateGate(perSecond: configuration.upgradesPerSecond)
-        self.handshakes = AddressRateGates(perSecond: configuration.tlsHandshakesPerSecond, burst: configuration.tlsHandshakeBurst)
         self.keepalive = Keepalive(pingSeconds: configuration.pingIntervalSeconds, timeoutSeconds: configuration.pingTimeoutSeconds)
     }
 
@@ -100,10 +102,14 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
         }
     }
 
-    /// Creates the context and binds the listening socket, on the calling thread.
-    func createContext() throws(TransportError) {
-        LWSLogBridge.install(logger: logger)
-        ResourceLimits.checkOpenFileLimit(for: configuration.maxConnections, reserve: configuration.descriptorReserve, logger: logger)
+    /// Creates the context on the calling thread: the first thread's binds the listening
+    /// socket (on `port`: 0 takes a free one), the others' listen nowhere and serve the
+    /// sockets handed to them.
+    func createContext(port: Int) throws(TransportError) {
+        if index == 0 {
+            LWSLogBridge.install(logger: logger)
+            ResourceLimits.checkOpenFileLimit(for: configuration.maxConnections, reserve: configuration.descriptorReserve, logger: logger)
+        }
 
         var options = LWSContextOptions(protocolName: configuration.subprotocol)
         options.perSessionDataSize = MemoryLayout<UnsafeMutableRawPointer?>.size
@@ -125,7 +131,11 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
         // No lws validity timers: the keepalive is `Keepalive`'s sweep (lws keeps one timer per
         // connection in a sorted list, and inserting walks it: quadratic in the connections).
         options.contextRetryPolicy = LWSRetryPolicy(secondsBeforePing: 0, secondsBeforeHangup: 0)
-        options.port = configuration.port
+        if index == 0 {
+            options.port = port
+        } else {
+            options.servesAdoptedSockets = true
+        }
         options.serverString = configuration.serverName
         options.flags = [.validateUTF8, .securityHeaders]
         if let tls = configuration.tls {
@@ -164,7 +174,7 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
             throw TransportError(.invalidConfiguration, "host '\(configuration.host)' is not an IP address or 'localhost'")
         }
 
-        if !ReceiveTap.isInstalled {
+        if !ReceiveTap.isInstalled && index == 0 {
             logger.warning(
                 "the RFC 6455 checks in front of libwebsockets are off: its recv import could not be tapped",
                 metadata: ["effect": "unmasked frames accepted, no 431, some violations dropped without a close code"]
@@ -177,6 +187,10 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
             )
         }
         context = created
+        guard index == 0 else {
+            boundPort = port
+            return
+        }
         guard let port = LWS.listenPort(created, vhost: "default") else {
             throw TransportError(.cannotListen, "libwebsockets created no listening vhost")
         }
@@ -191,7 +205,9 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
         let thread = Thread { [self] in
             serviceLoop()
         }
-        thread.name = "reactorhub-lws"
+        // Linux keeps 15 bytes of a thread's name: "reactorhub-lws" for the only (or first)
+        // thread, "reactorhub-lws1" and on for the others (set again by the thread itself).
+        thread.name = index == 0 ? "reactorhub-lws" : "reactorhub-lws\(index)"
         // 8 MiB, as every other thread of the process has: walks over a JSON value recurse once
         // per nesting level, and at the parser's limit a debug build's parse takes about 2.6 MiB
         // (JSONTests' DeepDocumentTests).
@@ -200,6 +216,9 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
     }
 
     private func serviceLoop() {
+        // Foundation names a thread for itself only; the kernel's name (what `top -H`, `perf`
+        // and /proc show) is set here, from the thread.
+        _ = setThreadName(pthread_self(), index == 0 ? "reactorhub-lws" : "reactorhub-lws\(index)")
         var acceptFailures = LWSLogBridge.acceptFailures
         ReceiveTap.attach(self)
         defer { ReceiveTap.detach() }
@@ -219,10 +238,17 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
         // timer's queue passed, so that a handler already running has returned.
         keepaliveTimer.cancel()
         keepaliveQueue.sync {}
+        // Sockets handed over after the last drain are closed, and their counts given back.
+        for case .adopt(let fd, let address) in inbox.takeAll() {
+            close(fd)
+            sockets.subtract(1, ordering: .relaxed)
+            shared.sockets.withLock { $0.cancel(address) }
+        }
         if let context {
             LWS.destroyContext(context)
             self.context = nil
         }
+        peers = []
         threadEnded.open()
     }
 
@@ -261,6 +287,8 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
                 for stream in streams.values {
                     scheduleClose(stream, code: code, reason: reason, afterFlush: afterFlush)
                 }
+            case .adopt(let fd, let address):
+                adopt(fd, from: address)
             case .httpResponse(let id, let response):
                 exchangeAnswered(id, response)
             case .keepaliveSweep:
@@ -300,3 +328,22 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
         LWS.callbackOnWritable(connection.wsi)
     }
 }
+
+extension ServerCore {
+    /// A new connection's identifier: numbered per thread, interleaved over the threads
+    /// (`(n - 1) × threads + index + 1`), so that `WebSocketServer` finds the thread of an
+    /// identifier without a table; with one thread, 1, 2, 3…
+    func nextConnectionID() -> ConnectionID {
+        nextConnectionNumber += 1
+        return ConnectionID(rawValue: (nextConnectionNumber - 1) * UInt64(threadCount) + UInt64(index) + 1)
+    }
+
+    /// The index of the service thread `id` lives on, among `threads`.
+    static func thread(of id: ConnectionID, among threads: Int) -> Int {
+        Int((id.rawValue &- 1) % UInt64(max(threads, 1)))
+    }
+}
+
+/// glibc's `pthread_setname_np` (declared under `_GNU_SOURCE` only, so not in Swift's Glibc).
+@_silgen_name("pthread_setname_np")
+private func setThreadName(_ thread: pthread_t, _ name: UnsafePointer<CChar>) -> Int32

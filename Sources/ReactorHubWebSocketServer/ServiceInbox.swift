@@ -11,6 +11,9 @@ final class ServiceInbox: Sendable {
         case setReading(ConnectionID, Bool)
         case close(ConnectionID, CloseCode, String, afterFlush: Bool)
         case closeAll(CloseCode, String, afterFlush: Bool)
+        /// A socket the listening thread accepted for this one, from an address; the
+        /// server's socket caps counted it already (`SocketGuard.take`).
+        case adopt(Int32, String)
         case httpResponse(UInt64, HTTPResponse)
         /// The keepalive's once-a-second look at every connection.
         case keepaliveSweep

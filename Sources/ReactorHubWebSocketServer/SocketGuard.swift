@@ -4,7 +4,7 @@
 /// While the sockets have taken all they may, up to `healthCheckSockets` more come from
 /// the reserve, each for one `GET /healthz` sent within a second (issue 30: a health check
 /// from a fresh address got no answer during an exhaustion).
-/// A value type the service thread drives; tested without sockets.
+/// A value type the service threads drive under one lock (`ServerShared`); tested without sockets.
 struct SocketGuard {
     /// What to do with a socket just accepted.
     enum Verdict: Equatable {
@@ -44,25 +44,52 @@ struct SocketGuard {
         return .keep
     }
 
-    /// A socket was kept, under `key` (its wsi); `healthCheckOnly`: lent by the reserve.
-    mutating func opened(_ key: UInt, address: String, healthCheckOnly: Bool = false) {
-        guard addressOf[key] == nil, !healthChecks.contains(key) else { return }
+    /// Decides on a socket from `address` and, when it is kept, counts it at once (a
+    /// reservation `opened(_:address:reserved:)` takes over, or `cancel` gives back): with
+    /// several service threads a socket is accepted on one and served on another, and the
+    /// caps must hold for the sockets on their way.
+    mutating func take(_ address: String) -> Verdict {
+        let verdict = admit(address)
+        if verdict == .keep {
+            byAddress[address, default: 0] += 1
+            open += 1
+        }
+        return verdict
+    }
+
+    /// Gives back the reservation `take` made for a socket from `address` that was never opened.
+    mutating func cancel(_ address: String) {
+        open -= 1
+        let remaining = (byAddress[address] ?? 1) - 1
+        byAddress[address] = remaining > 0 ? remaining : nil
+    }
+
+    /// A socket was kept, under `key` (its wsi); `healthCheckOnly`: lent by the reserve;
+    /// `reserved`: `take` counted it already.
+    mutating func opened(_ key: UInt, address: String, healthCheckOnly: Bool = false, reserved: Bool = false) {
+        guard addressOf[key] == nil, !healthChecks.contains(key) else {
+            if reserved { cancel(address) }
+            return
+        }
         if healthCheckOnly {
             healthChecks.insert(key)
             return
         }
         addressOf[key] = address
+        if reserved { return }
         byAddress[address, default: 0] += 1
         open += 1
     }
 
-    /// The socket under `key` is gone.
-    mutating func closed(_ key: UInt) {
-        if healthChecks.remove(key) != nil { return }
-        guard let address = addressOf.removeValue(forKey: key) else { return }
+    /// The socket under `key` is gone; returns whether it was one opened here.
+    @discardableResult
+    mutating func closed(_ key: UInt) -> Bool {
+        if healthChecks.remove(key) != nil { return true }
+        guard let address = addressOf.removeValue(forKey: key) else { return false }
         open -= 1
         let remaining = (byAddress[address] ?? 1) - 1
         byAddress[address] = remaining > 0 ? remaining : nil
+        return true
     }
 
     /// Whether the socket under `key` was lent by the reserve for a health check.

@@ -20,6 +20,10 @@ public struct TransportConfiguration: Sendable, Equatable {
     /// Accept permessage-deflate (RFC 7692) when a client offers it (`server.compression`):
     /// frames from 1024 bytes on go compressed, each compressed once for every connection.
     public var compression: Bool = true
+    /// Threads serving sockets (`server.threads`), each with its own libwebsockets context:
+    /// the first listens and hands every accepted socket to the thread holding the fewest,
+    /// where the connection lives until it closes. At least 1.
+    public var threads: Int = 1
     /// The subprotocol selected when a client offers it.
     public var subprotocol: String = "reactorhub.v1"
     /// The `Server` header of HTTP responses.

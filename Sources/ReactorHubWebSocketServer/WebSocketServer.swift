@@ -6,9 +6,11 @@ import ReactorHubLocking
 /// A WebSocket and static-file server on one port, built on libwebsockets: the daemon's
 /// `MessageTransport`.
 ///
-/// libwebsockets runs on one service thread owned by the server; every other method
-/// here may be called from any thread and never blocks beyond a short lock: commands are
-/// posted to an inbox that the service thread drains after being woken.
+/// libwebsockets runs on `configuration.threads` service threads owned by the server,
+/// each with its own context; a connection lives on one of them for its whole life.
+/// Every other method here may be called from any thread and never blocks beyond a short
+/// lock: commands are posted to the inbox of the connection's thread, which drains it
+/// after being woken.
 ///
 /// ```swift
 /// let server = WebSocketServer(configuration: config, logger: logger)
@@ -19,8 +21,8 @@ import ReactorHubLocking
 public final class WebSocketServer: MessageTransport {
     private enum Phase: Sendable {
         case idle
-        case running(ServerCore)
-        case stopped(ServerCore?)
+        case running(ServiceThreads)
+        case stopped(ServiceThreads?)
     }
 
     /// The configuration the server was created with.
@@ -34,58 +36,83 @@ public final class WebSocketServer: MessageTransport {
         self.logger = logger
     }
 
-    /// Binds the listening socket and starts the service thread; returns the bound port.
+    /// Binds the listening socket and starts the service threads; returns the bound port.
     public func start(handler: any TransportHandler) throws(TransportError) -> Int {
-        let core = ServerCore(configuration: configuration, handler: handler, logger: logger)
+        let count = max(1, configuration.threads)
+        let shared = ServerShared(configuration: configuration)
+        let cores = (0..<count).map { index in
+            ServerCore(configuration: configuration, handler: handler, logger: logger, shared: shared, index: index, threadCount: count)
+        }
+        let threads = ServiceThreads(cores: cores, shared: shared)
         let started = phase.withLock { phase -> Bool in
             guard case .idle = phase else { return false }
-            phase = .running(core)
+            phase = .running(threads)
             return true
         }
         guard started else { throw TransportError(.invalidState, "the server was already started") }
         do {
-            try core.createContext()
+            try cores[0].createContext(port: configuration.port)
+            for core in cores.dropFirst() {
+                try core.createContext(port: cores[0].boundPort)
+            }
         } catch {
             phase.withLock { $0 = .stopped(nil) }
             throw error
         }
-        if configuration.webRoot != nil && core.resolver == nil {
+        if configuration.webRoot != nil && cores[0].resolver == nil {
             logger.warning("web root not found; no files will be served", metadata: ["webRoot": configuration.webRoot ?? ""])
         }
-        core.startServiceThread()
-        return core.boundPort
+        cores[0].peers = Array(cores.dropFirst())
+        for core in cores {
+            core.startServiceThread()
+        }
+        return cores[0].boundPort
     }
 
-    private var core: ServerCore? {
+    private var threads: ServiceThreads? {
         phase.withLock { phase in
-            if case .running(let core) = phase { return core }
+            if case .running(let threads) = phase { return threads }
             return nil
         }
     }
 
     /// The port the server listens on, once started.
-    public var port: Int? { core?.boundPort }
+    public var port: Int? { threads?.cores[0].boundPort }
 
-    /// Open WebSocket connections.
-    public var connectionCount: Int { core?.connectionCount.load(ordering: .relaxed) ?? 0 }
+    /// Open WebSocket connections (and event streams), on every service thread.
+    public var connectionCount: Int { threads?.shared.connectionCount.load(ordering: .relaxed) ?? 0 }
+
+    /// Sockets open on each service thread, in thread order (empty before the start).
+    public var socketsPerThread: [Int] { threads?.cores.map { $0.sockets.load(ordering: .relaxed) } ?? [] }
 
     /// Upgrades refused for their Origin since the start.
-    public var rejectedOrigins: Int { core?.originsRejected.load(ordering: .relaxed) ?? 0 }
+    public var rejectedOrigins: Int { threads?.shared.originsRejected.load(ordering: .relaxed) ?? 0 }
 
     public func outputReady(_ id: ConnectionID) {
-        core?.post(.outputReady(id))
+        threads?.core(of: id).post(.outputReady(id))
     }
 
     public func outputReady(_ ids: [ConnectionID]) {
-        guard !ids.isEmpty else { return }
-        core?.post(.outputReadyMany(ids))
+        guard !ids.isEmpty, let threads else { return }
+        if threads.cores.count == 1 {
+            threads.cores[0].post(.outputReadyMany(ids))
+            return
+        }
+        // One post per thread the connections live on: each thread's share, in order.
+        var shares = [[ConnectionID]](repeating: [], count: threads.cores.count)
+        for id in ids {
+            shares[ServerCore.thread(of: id, among: threads.cores.count)].append(id)
+        }
+        for (index, share) in shares.enumerated() where !share.isEmpty {
+            threads.cores[index].post(share.count == 1 ? .outputReady(share[0]) : .outputReadyMany(share))
+        }
     }
 
     /// libwebsockets' `LWS_PRE`: the frame header is written in front of each payload.
     public var frameHeadroom: Int { LWSHeadroom.bytes }
 
     public func setReading(_ id: ConnectionID, enabled: Bool) {
-        core?.post(.setReading(id, enabled))
+        threads?.core(of: id).post(.setReading(id, enabled))
     }
 
     public func close(_ id: ConnectionID, _ end: ConnectionEnd, afterFlush: Bool) {
@@ -95,12 +122,12 @@ public final class WebSocketServer: MessageTransport {
     /// Closes `id` with `code` and `reason`; with `afterFlush`, the output waiting is
     /// written first.
     public func close(_ id: ConnectionID, code: CloseCode, reason: String, afterFlush: Bool) {
-        core?.post(.close(id, code, reason, afterFlush: afterFlush))
+        threads?.core(of: id).post(.close(id, code, reason, afterFlush: afterFlush))
     }
 
     /// Stops accepting: new upgrades are refused with 503 and `/healthz` reports 503.
     public func stopAccepting() {
-        core?.refusingConnections.store(true, ordering: .relaxed)
+        threads?.shared.refusingConnections.store(true, ordering: .relaxed)
     }
 
     public func shutdown(_ end: ConnectionEnd, grace: Duration) async {
@@ -108,40 +135,63 @@ public final class WebSocketServer: MessageTransport {
     }
 
     /// Stops the server: refuses new connections, writes what waits, closes every client
-    /// with `code`, and after `grace` drops whoever is left; then ends the service thread
+    /// with `code`, and after `grace` drops whoever is left; then ends the service threads
+    /// (the listening one first, so that no socket is handed to a thread that has ended)
     /// and releases libwebsockets.
     public func shutdown(code: CloseCode, reason: String, grace: Duration) async {
-        guard let core = phase.withLock({ phase -> ServerCore? in
-            guard case .running(let core) = phase else { return nil }
-            phase = .stopped(core)
-            return core
+        guard let threads = phase.withLock({ phase -> ServiceThreads? in
+            guard case .running(let threads) = phase else { return nil }
+            phase = .stopped(threads)
+            return threads
         }) else { return }
-        core.refusingConnections.store(true, ordering: .relaxed)
-        if core.connectionCount.load(ordering: .relaxed) == 0 {
-            core.allClosed.open()
+        let shared = threads.shared
+        shared.refusingConnections.store(true, ordering: .relaxed)
+        if shared.connectionCount.load(ordering: .relaxed) == 0 {
+            shared.allClosed.open()
         }
-        core.post(.closeAll(code, reason, afterFlush: true))
-        if await !core.allClosed.wait(timeout: grace) {
-            let remaining = core.connectionCount.load(ordering: .relaxed)
+        threads.postAll(.closeAll(code, reason, afterFlush: true))
+        if await !shared.allClosed.wait(timeout: grace) {
+            let remaining = shared.connectionCount.load(ordering: .relaxed)
             logger.warning("shutdown grace elapsed; dropping connections", metadata: ["connections": String(remaining)])
-            core.post(.closeAll(code, reason, afterFlush: false))
-            _ = await core.allClosed.wait(timeout: .seconds(1))
+            threads.postAll(.closeAll(code, reason, afterFlush: false))
+            _ = await shared.allClosed.wait(timeout: .seconds(1))
         }
-        core.post(.stop)
-        await core.threadEnded.wait()
+        for core in threads.cores {
+            core.post(.stop)
+            await core.threadEnded.wait()
+        }
     }
 
-    /// Returns once the server has shut down (its service thread ended), or at once when
+    /// Returns once the server has shut down (its service threads ended), or at once when
     /// it never started.
     public func run() async throws {
-        let core = phase.withLock { phase -> ServerCore? in
+        let threads = phase.withLock { phase -> ServiceThreads? in
             switch phase {
-            case .running(let core): core
-            case .stopped(let core): core
+            case .running(let threads): threads
+            case .stopped(let threads): threads
             case .idle: nil
             }
         }
-        await core?.threadEnded.wait()
+        for core in threads?.cores ?? [] {
+            await core.threadEnded.wait()
+        }
+    }
+}
+
+/// A started server's service threads and what they share.
+private struct ServiceThreads: Sendable {
+    let cores: [ServerCore]
+    let shared: ServerShared
+
+    /// The thread `id` lives on.
+    func core(of id: ConnectionID) -> ServerCore {
+        cores.count == 1 ? cores[0] : cores[ServerCore.thread(of: id, among: cores.count)]
+    }
+
+    func postAll(_ command: ServiceInbox.Command) {
+        for core in cores {
+            core.post(command)
+        }
     }
 }
 

@@ -103,7 +103,7 @@ struct CommandLineTests {
         #expect(flags == ["--host ADDR", "--port N", "--web-root DIR", "--log-level LEVEL", "--cluster-redis HOST:PORT", "--node-id ID"])
         #expect(variables == [
             "REACTORHUB_HOST", "REACTORHUB_PORT", "REACTORHUB_LOG_LEVEL", "REACTORHUB_PERSISTENCE_PATH",
-            "REACTORHUB_AUTH_SECRET", "REACTORHUB_CLUSTER_REDIS", "REACTORHUB_NODE_ID",
+            "REACTORHUB_AUTH_SECRET", "REACTORHUB_CLUSTER_REDIS", "REACTORHUB_NODE_ID", "REACTORHUB_SERVER_THREADS",
         ])
         for item in flags + variables + ["--config FILE", "--print-config", "--help", "--version", "token --sub SUB", "--ttl DURATION"] {
             #expect(usage.contains(item), "\(item) missing from --help")

@@ -110,3 +110,48 @@ extension Configuration.TLS {
         self.keyFile = keyFile
     }
 }
+
+@Suite("server.threads")
+struct ServerThreadsConfigurationTests {
+    let disk = VirtualDisk.installed
+
+    @Test func zeroMeansOnePerUsableCoreAndIsPassedToTheServerAsCounted() throws {
+        let defaults = try disk.load()
+        #expect(defaults.server == nil)
+        #expect(defaults.transportConfiguration().threads == CPUCoresProbe.usable)
+        let four = try disk.adding("/home/me/c.json", #"{"server": {"threads": 4}}"#).load(["--config", "c.json"])
+        #expect(four.server?.threads == 4)
+        #expect(four.transportConfiguration().threads == 4)
+        let zero = try disk.adding("/home/me/c.json", #"{"server": {"threads": 0, "compression": false}}"#).load(["--config", "c.json"])
+        #expect(zero.server?.threads == 0)
+        #expect(zero.transportConfiguration().threads == CPUCoresProbe.usable)
+        #expect(zero.transportConfiguration().compression == false)
+    }
+
+    @Test func theEnvironmentSetsItAboveTheFile() throws {
+        let disk = disk.adding("/home/me/c.json", #"{"server": {"threads": 2}}"#)
+        let configuration = try disk.load(["--config", "c.json"], environment: ["REACTORHUB_SERVER_THREADS": "3"])
+        #expect(configuration.server?.threads == 3)
+        #expect(configuration.server?.compression == true)
+    }
+
+    @Test func outOfRangeValuesAreRefusedNamingTheKey() {
+        let disk = disk.adding("/home/me/c.json", #"{"server": {"threads": 257}}"#)
+        #expect(disk.refusal(["--config", "c.json"]) == "c.json: server.threads must be an integer from 0 to 256, got 257")
+        #expect(self.disk.refusal(environment: ["REACTORHUB_SERVER_THREADS": "-1"]) == #"REACTORHUB_SERVER_THREADS must be an integer from 0 to 256, got "-1""#)
+    }
+}
+
+/// The cores this test process may use, read as the daemon reads them (its affinity mask).
+enum CPUCoresProbe {
+    static var usable: Int {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        // "Cpus_allowed_list:	0-1" or "0,2-3".
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed_list:") }) else { return 0 }
+        let list = line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)
+        return list.split(separator: ",").reduce(0) { count, range in
+            let bounds = range.split(separator: "-").compactMap { Int($0) }
+            return count + (bounds.count == 2 ? bounds[1] - bounds[0] + 1 : 1)
+        }
+    }
+}

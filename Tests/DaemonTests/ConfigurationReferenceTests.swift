@@ -22,7 +22,8 @@ struct ConfigurationReferenceTests {
         #expect(rows.contains(#"| `cluster.redis` | `"127.0.0.1:6379"` | a "HOST:PORT" string | `REACTORHUB_CLUSTER_REDIS`, `--cluster-redis HOST:PORT` | the Redis server |"#))
         #expect(rows.contains { $0.hasPrefix("| `auth` | absent | ") })
         #expect(rows.contains { $0.hasPrefix(#"| `auth.anonymousRights` | `{"read":[],"act":[]}` | "#) })
-        #expect(rows.count == 2 + 73 + 10)
+        #expect(rows.count == 2 + 74 + 10)
+        #expect(rows.contains("| `server.threads` | `0` | an integer from 0 to 256 | `REACTORHUB_SERVER_THREADS` | threads serving sockets, each with its own libwebsockets context (a connection lives on one); 0: one per CPU core the process may use |"))
     }
 
     /// The lines only in `old` (`-`) and only in `new` (`+`), in order.

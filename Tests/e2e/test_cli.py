@@ -9,8 +9,11 @@ from conftest import BINARY, ROOT
 
 
 def run(*args, env=None, timeout=20):
+    # Without REACTORHUB_SERVER_THREADS (the test command sets it for every daemon it starts):
+    # what these tests print is what their own arguments and environment make it.
+    inherited = {key: value for key, value in os.environ.items() if key != "REACTORHUB_SERVER_THREADS"}
     return subprocess.run([str(BINARY), *args], cwd=ROOT, capture_output=True, timeout=timeout,
-                          env={**os.environ, **(env or {})})
+                          env={**inherited, **(env or {})})
 
 
 def test_help_lists_every_option():
@@ -214,6 +217,7 @@ def test_json_log_format_writes_one_object_per_line(tmp_path):
     started = next(record for record in records if record["message"] == "reactorhub started")
     assert started["level"] == "info" and started["label"] == "reactorhub"
     assert started["metadata"]["config"] == str(config)
+    assert int(started["metadata"]["threads"]) >= 1
     assert set(started) == {"time", "level", "label", "message", "metadata"}
 
 

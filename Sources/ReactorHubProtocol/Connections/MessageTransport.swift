@@ -33,9 +33,10 @@ public protocol MessageTransport: AnyObject, Sendable {
     func shutdown(_ end: ConnectionEnd, grace: Duration) async
 }
 
-/// Receives a transport's events. All calls come from one thread at a time (the
-/// transport's service thread), in order; implementations must return quickly and never
-/// block, since that thread serves every connection.
+/// Receives a transport's events. The calls for one connection come from one thread (the
+/// service thread it lives on), in order; calls for connections on different service
+/// threads (`server.threads`) may come at the same time. Implementations must return
+/// quickly and never block, since a service thread serves many connections.
 public protocol TransportHandler: AnyObject, Sendable {
     /// Decides on a WebSocket upgrade that passed the transport's own checks (path,
     /// Origin, limits), before it is performed. Must be quick: no waiting.
