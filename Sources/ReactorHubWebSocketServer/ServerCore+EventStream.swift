@@ -110,8 +110,9 @@ extension ServerCore {
     func streamClosed(_ wsi: OpaquePointer) {
         guard let id = streamByWSI.removeValue(forKey: Self.key(of: wsi)), let stream = streams.removeValue(forKey: id) else { return }
         let close = stream.pendingClose
-        handler.connectionClosed(id, code: close?.code ?? .abnormal, reason: close?.reason ?? "the client went away")
-        shared.connectionEnded()
+        shared.connectionEnded {
+            handler.connectionClosed(id, code: close?.code ?? .abnormal, reason: close?.reason ?? "the client went away")
+        }
     }
 
     /// Owes a keepalive comment to each stream silent for `streamKeepaliveMilliseconds`, and

@@ -210,10 +210,11 @@ extension ServerCore {
         let failure = connection.frames.failure.map { (code: $0.code, reason: $0.reason) }
         let dropped = connection.droppedFor.map { (code: CloseCode.abnormal, reason: $0) }
         let (code, reason) = connection.sentClose ?? failure ?? connection.peerClose ?? dropped ?? Self.droppedClose(connection.pendingClose)
-        if connection.echo == nil {
-            handler.connectionClosed(connection.id, code: code, reason: reason)
+        shared.connectionEnded {
+            if connection.echo == nil {
+                handler.connectionClosed(connection.id, code: code, reason: reason)
+            }
         }
-        shared.connectionEnded()
     }
 
     /// The status of a connection that ended without a close frame either way: the close

@@ -33,10 +33,12 @@ final class ServerShared: Sendable {
         handshakes = Locked(AddressRateGates(perSecond: configuration.tlsHandshakesPerSecond, burst: configuration.tlsHandshakeBurst))
     }
 
-    /// A connection ended on some thread: opens `allClosed` when it was the last one and
-    /// the server refuses new ones.
-    func connectionEnded() {
+    /// A connection ended on some thread: counted out at once (before the handler hears of
+    /// it, so that a handler's listener sees the count without it); `closed` then opens
+    /// `allClosed` when it was the last one and the server refuses new ones.
+    func connectionEnded(_ closed: () -> Void) {
         let remaining = connectionCount.subtract(1, ordering: .relaxed).newValue
+        closed()
         if remaining == 0 && refusingConnections.load(ordering: .relaxed) {
             allClosed.open()
         }
