@@ -228,8 +228,10 @@ class SwitchWatcher:
     """Listens to `+switch-master` on every sentinel and keeps (time, sentinel, payload) of
     each: the moment a majority of them named the new master is when the second one spoke."""
 
-    def __init__(self, ports: list[int]):
+    def __init__(self, ports: list[int], logs: list[pathlib.Path] = ()):
         self.ports = ports
+        # The sentinels' log files: their last lines go into a timeout's message.
+        self.logs = list(logs)
         self.events: list[tuple[float, int, str]] = []
         self._tasks: list[asyncio.Task] = []
 
@@ -271,7 +273,10 @@ class SwitchWatcher:
     async def wait_named(self, old: str, timeout: float = 60) -> tuple[float, str]:
         deadline = time.monotonic() + timeout
         while (named := self.named_at(old)) is None:
-            assert time.monotonic() < deadline, f"the sentinels did not replace {old} within {timeout} s: {self.events}"
+            if time.monotonic() >= deadline:
+                tails = "\n".join(f"--- {log.name}\n" + "".join(log.read_text(errors="replace").splitlines(True)[-25:])
+                                  for log in self.logs if log.exists())
+                raise AssertionError(f"the sentinels did not replace {old} within {timeout} s: {self.events}\n{tails}")
             await asyncio.sleep(0.02)
         return named
 
