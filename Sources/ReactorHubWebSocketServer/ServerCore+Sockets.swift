@@ -98,15 +98,16 @@ extension ServerCore {
         // `socketOpened` took the reservation over if the wsi came to be.
         if pendingAddress != nil {
             socketClosing(fd)
-            sockets.subtract(1, ordering: .relaxed)
         }
         releasePendingReservation()
     }
 
-    /// Gives back the count `SocketGuard.take` made for a socket whose wsi never came.
+    /// Gives back the counts made for a socket whose wsi never came (`SocketGuard.take`'s
+    /// and this thread's).
     func releasePendingReservation() {
-        if pendingReserved, let address = pendingAddress {
-            shared.sockets.withLock { $0.cancel(address) }
+        if let address = pendingAddress {
+            sockets.subtract(1, ordering: .relaxed)
+            if pendingReserved { shared.sockets.withLock { $0.cancel(address) } }
         }
         pendingAddress = nil
         pendingReserved = false
@@ -117,6 +118,8 @@ extension ServerCore {
     /// socket lent for a health check has a second to send it (a timer of its own: lws
     /// sets its header timeout, 10 s, after this callback).
     func socketOpened(_ wsi: OpaquePointer) {
+        // A socket that passed no filter here (none is known to) is counted now.
+        if pendingAddress == nil { sockets.add(1, ordering: .relaxed) }
         let address = pendingAddress ?? peerAddress(wsi)
         let healthCheck = pendingHealthCheck
         let reserved = pendingReserved

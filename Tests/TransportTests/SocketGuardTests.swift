@@ -28,6 +28,27 @@ struct SocketGuardTests {
         #expect(guard_.open == 3 && guard_.healthCheckCount == 2)
     }
 
+    /// With several service threads a socket is counted when accepted (`take`), before the
+    /// thread that serves it opens it: sockets on their way count against the caps.
+    @Test func aTakenSocketCountsUntilItIsOpenedOrGivenBack() {
+        var guard_ = SocketGuard(perAddress: 2, descriptorLimit: 100, reserve: 64)
+        #expect(guard_.take("10.0.0.1") == .keep)
+        #expect(guard_.take("10.0.0.1") == .keep)
+        // Both on their way to other threads: the address is full already.
+        #expect(guard_.take("10.0.0.1") == .tooManyFromAddress)
+        #expect(guard_.open == 2 && guard_.count(from: "10.0.0.1") == 2)
+        guard_.opened(7, address: "10.0.0.1", reserved: true)
+        #expect(guard_.open == 2)
+        // The other never became a connection: given back.
+        guard_.cancel("10.0.0.1")
+        #expect(guard_.open == 1 && guard_.count(from: "10.0.0.1") == 1)
+        #expect(guard_.take("10.0.0.1") == .keep)
+        guard_.opened(8, address: "10.0.0.1", reserved: true)
+        #expect(guard_.closed(7) && guard_.closed(8))
+        #expect(!guard_.closed(9))
+        #expect(guard_.open == 0 && guard_.count(from: "10.0.0.1") == 0)
+    }
+
     @Test func theReserveLendsAtMostHalfOfItself() {
         #expect(SocketGuard(perAddress: 1, descriptorLimit: 100, reserve: 4).healthCheckSockets == 2)
         #expect(SocketGuard(perAddress: 1, descriptorLimit: 100, reserve: 64).healthCheckSockets == 8)
