@@ -44,8 +44,10 @@ struct SocketGuardTests {
         #expect(guard_.open == 1 && guard_.count(from: "10.0.0.1") == 1)
         #expect(guard_.take("10.0.0.1") == .keep)
         guard_.opened(8, address: "10.0.0.1", reserved: true)
-        #expect(guard_.closed(7) && guard_.closed(8))
-        #expect(!guard_.closed(9))
+        let closedSeven = guard_.closed(7)
+        let closedEight = guard_.closed(8)
+        let closedUnknown = guard_.closed(9)
+        #expect(closedSeven && closedEight && !closedUnknown)
         #expect(guard_.open == 0 && guard_.count(from: "10.0.0.1") == 0)
     }
 
