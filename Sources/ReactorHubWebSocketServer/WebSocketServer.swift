@@ -66,6 +66,10 @@ public final class WebSocketServer: MessageTransport {
     /// The port the server listens on, once started.
     public var port: Int? { core?.boundPort }
 
+    /// The loop libwebsockets' service thread waits in, once started: "libuv" (epoll), or
+    /// "poll" when lws could not load its libuv plugin (logged as a warning at the start).
+    public var eventLoop: String? { core?.eventLoop.rawValue }
+
     /// Open WebSocket connections.
     public var connectionCount: Int { core?.connectionCount.load(ordering: .relaxed) ?? 0 }
 
