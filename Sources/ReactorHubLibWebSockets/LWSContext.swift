@@ -319,12 +319,6 @@ public final class LWSContext: @unchecked Sendable {
     /// Where lws looks for its libuv plugin.
     static let libUVPlugin = String(cString: rh_lws_install_libdir()) + "/libwebsockets-evlib_uv.so"
 
-    /// The libuv handles on the context's loop (lws' listening socket, its cancel pipe,
-    /// each connection's poll handle, its timers), nil on poll.
-    public var eventLoopHandles: Int? {
-        loop.map { Int(rh_uv_handle_count($0)) }
-    }
-
     /// Serves the context (`lws_service`) on the service thread. On poll: one pass, waiting
     /// for something to be ready if nothing is, then `lwsServicePassEnded`. On libuv: runs
     /// the loop until `stopService` (each pass ends with `lwsServicePassEnded`).
