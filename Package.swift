@@ -24,6 +24,9 @@ let package = Package(
             pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"])]
         ),
+        // libuv, the event loop the server's lws context runs on (its `foreign_loops`); lws
+        // loads its libuv glue as a plugin (Debian's libwebsockets-evlib-uv).
+        .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev", "libwebsockets-evlib-uv"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -42,7 +45,7 @@ let package = Package(
         .target(name: "ReactorHubDeflate", dependencies: ["CZlib"], swiftSettings: strict),
         // libwebsockets' one importer: a thin wrapper of the lws calls the server and the client
         // make, on Swift types (no server or client logic inside).
-        .target(name: "ReactorHubLibWebSockets", dependencies: ["CLibWebSockets"], swiftSettings: strict),
+        .target(name: "ReactorHubLibWebSockets", dependencies: ["CLibWebSockets", "CLibUV"], swiftSettings: strict),
         // The WebSocket server (sockets, HTTP, upgrades, event streams), an adapter of the
         // protocol's connection seam on the lws wrapper; no engine inside.
         .target(name: "ReactorHubWebSocketServer", dependencies: ["ReactorHubProtocol", "ReactorHubLibWebSockets", "CReceiveTap", "ReactorHubDeflate", "ReactorHubLifecycle", "ReactorHubLocking", "ReactorHubLogging"], swiftSettings: strict),

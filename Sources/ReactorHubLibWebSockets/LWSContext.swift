@@ -1,4 +1,5 @@
 internal import CLibWebSockets
+internal import CLibUV
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,6 +15,24 @@ public protocol LWSProtocolHandler: AnyObject {
     func lwsCallback(
         _ wsi: OpaquePointer, reason: LWSReason, user: UnsafeMutableRawPointer?, input: UnsafeMutableRawPointer?, length: Int
     ) -> Int32?
+
+    /// Called on the service thread after each pass of the service loop, once lws has
+    /// served what was ready (with libuv: from a check handle, after the pass's I/O
+    /// callbacks). Does nothing unless implemented.
+    func lwsServicePassEnded()
+}
+
+extension LWSProtocolHandler {
+    public func lwsServicePassEnded() {}
+}
+
+/// The loop a context's service thread waits in.
+public enum LWSEventLoop: String, Sendable {
+    /// lws' own: poll(2) over every descriptor at each wake-up.
+    case poll
+    /// libuv (epoll on Linux) through lws' evlib_uv plugin, on a loop `LWSContext` owns
+    /// (`foreign_loops`): a wake-up costs what is ready, not what is open.
+    case libuv
 }
 
 /// Options of a context's `lws_context_creation_info` (`LWS_SERVER_OPTION_…`).
@@ -31,6 +50,10 @@ public struct LWSContextFlags: OptionSet, Sendable {
     public static let sslGlobalInit = LWSContextFlags(rawValue: 1 << 2)
     /// `LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE`.
     public static let securityHeaders = LWSContextFlags(rawValue: 1 << 3)
+    /// `LWS_SERVER_OPTION_LIBUV`: run on libuv (`LWSEventLoop.libuv`), on a loop the
+    /// `LWSContext` makes; on lws' poll(2) loop instead when its libuv plugin does not load
+    /// (`LWSContext.eventLoop`, `eventLoopFallback`).
+    public static let libuv = LWSContextFlags(rawValue: 1 << 5)
 
     var options: UInt64 {
         var options: UInt64 = 0
@@ -38,6 +61,7 @@ public struct LWSContextFlags: OptionSet, Sendable {
         if contains(.disableIPv6) { options |= rh_lws_option_disable_ipv6() }
         if contains(.sslGlobalInit) { options |= rh_lws_option_ssl_global_init() }
         if contains(.securityHeaders) { options |= rh_lws_option_security_headers() }
+        if contains(.libuv) { options |= rh_lws_option_libuv() }
         return options
     }
 }
@@ -141,6 +165,9 @@ public struct LWSClientConnectOptions {
 /// callbacks go to. The context itself is the `OpaquePointer` `create` returns; its owner
 /// destroys it (`LWS.destroyContext`) before this is released.
 ///
+/// With `LWSContextFlags.libuv` it also owns the context's libuv loop: `service` runs it,
+/// `stopService` ends that run and `destroy` closes the context and then the loop.
+///
 /// Safety of `@unchecked Sendable`: set up once by `create`, on the thread that creates
 /// the context; read afterwards only by lws' service thread.
 public final class LWSContext: @unchecked Sendable {
@@ -150,6 +177,16 @@ public final class LWSContext: @unchecked Sendable {
     private var hasClientRetry = false
     private var cStrings: [UnsafeMutablePointer<CChar>] = []
     fileprivate unowned(unsafe) var handler: (any LWSProtocolHandler)?
+    /// lws' `pcontext`: holds the context until lws has freed it, then NULL.
+    private let finalized: UnsafeMutablePointer<OpaquePointer?>
+    /// The libuv loop (a `uv_loop_t`) and the check handle that ends each service pass.
+    private var loop: UnsafeMutableRawPointer?
+    private var passHook: UnsafeMutableRawPointer?
+
+    /// The loop the context runs on, once created.
+    public private(set) var eventLoop = LWSEventLoop.poll
+    /// Why a context asked to run on libuv runs on poll instead; nil when it got what it asked.
+    public private(set) var eventLoopFallback: String?
 
     /// Memory for one context.
     public init() {
@@ -159,9 +196,12 @@ public final class LWSContext: @unchecked Sendable {
         contextRetry.initialize(to: lws_retry_bo_t())
         clientRetry = .allocate(capacity: 1)
         clientRetry.initialize(to: lws_retry_bo_t())
+        finalized = .allocate(capacity: 1)
+        finalized.initialize(to: nil)
     }
 
     deinit {
+        finalized.deallocate()
         protocols.deinitialize(count: 2)
         protocols.deallocate()
         contextRetry.deinitialize(count: 1)
@@ -181,7 +221,13 @@ public final class LWSContext: @unchecked Sendable {
 
     /// Creates the context (`lws_create_context`), whose callbacks go to `handler` (held
     /// unowned: it must outlive the context). Nil when lws could not create it (for a
-    /// server, most often: the address is in use). Call once.
+    /// server, most often: the address is in use). Call once; release it with `destroy`.
+    ///
+    /// With `LWSContextFlags.libuv` the context runs on a libuv loop made here and given to
+    /// lws as its foreign loop (a loop of lws' own would take SIGINT and SIGTERM from the
+    /// process with libuv signal watchers). When lws cannot load its libuv plugin (it then
+    /// returns NULL before making anything) the context is made on poll instead, and
+    /// `eventLoopFallback` says why.
     public func create(_ options: LWSContextOptions, handler: any LWSProtocolHandler) -> OpaquePointer? {
         assert(LWSReason.matchesHeader, "LWSReason's constants differ from libwebsockets.h")
         self.handler = handler
@@ -205,7 +251,8 @@ public final class LWSContext: @unchecked Sendable {
             clientRetry.pointee.secs_since_valid_hangup = policy.secondsBeforeHangup
             hasClientRetry = true
         }
-        info.options = options.flags.options
+        info.options = options.flags.subtracting(.libuv).options
+        info.pcontext = finalized
         info.server_string = options.serverString.map { UnsafePointer(cString($0)) }
         info.ssl_cert_filepath = options.tlsCertificateFile.map { UnsafePointer(cString($0)) }
         info.ssl_private_key_filepath = options.tlsPrivateKeyFile.map { UnsafePointer(cString($0)) }
@@ -218,7 +265,126 @@ public final class LWSContext: @unchecked Sendable {
         info.timeout_secs = options.timeoutSeconds
         info.keepalive_timeout = options.keepaliveTimeoutSeconds
         info.connect_timeout_secs = options.connectTimeoutSeconds
-        return lws_create_context(&info)
+        if options.flags.contains(.libuv) {
+            switch createOnLibUV(&info) {
+            case .created(let context):
+                return context
+            case .failed:
+                return nil
+            case .unavailable(let reason):
+                eventLoopFallback = reason
+            }
+        }
+        eventLoop = .poll
+        let context = lws_create_context(&info)
+        finalized.pointee = context
+        return context
+    }
+
+    private enum LibUVCreation {
+        case created(OpaquePointer)
+        /// lws loaded its plugin and failed later (no listening socket, for one).
+        case failed
+        /// libuv or lws' plugin for it is not there.
+        case unavailable(String)
+    }
+
+    private func createOnLibUV(_ info: inout lws_context_creation_info) -> LibUVCreation {
+        guard let loop = rh_uv_loop_new() else { return .unavailable("libuv could not make a loop") }
+        var loops: [UnsafeMutableRawPointer?] = [loop]
+        let created = loops.withUnsafeMutableBufferPointer { loops in
+            info.options |= rh_lws_option_libuv()
+            info.foreign_loops = loops.baseAddress
+            defer {
+                info.options &= ~rh_lws_option_libuv()
+                info.foreign_loops = nil
+            }
+            return lws_create_context(&info)
+        }
+        guard let created else {
+            _ = rh_uv_loop_close(loop)
+            return .unavailable(
+                "libwebsockets could not load its libuv event library (\(Self.libUVPlugin), Debian's libwebsockets-evlib-uv)"
+            )
+        }
+        self.loop = loop
+        eventLoop = .libuv
+        finalized.pointee = created
+        // With a foreign loop, lws returns the context even when it failed after loading the
+        // plugin (the default vhost could not listen, for one): already being destroyed, its
+        // closes pending on the loop. They are run before it is finished off.
+        guard lws_get_vhost_by_name(created, "default") != nil else {
+            finishDestroy(created, loop: loop)
+            return .failed
+        }
+        passHook = rh_uv_check_start(loop, lwsServicePassHook, Unmanaged.passUnretained(self).toOpaque())
+        return .created(created)
+    }
+
+    /// Where lws looks for its libuv plugin.
+    static let libUVPlugin = String(cString: rh_lws_install_libdir()) + "/libwebsockets-evlib_uv.so"
+
+    /// Serves the context (`lws_service`) on the service thread. On poll: one pass, waiting
+    /// for something to be ready if nothing is, then `lwsServicePassEnded`. On libuv: runs
+    /// the loop until `stopService` (each pass ends with `lwsServicePassEnded`).
+    public func service(_ context: OpaquePointer) {
+        _ = lws_service(context, 0)
+        if loop == nil {
+            handler?.lwsServicePassEnded()
+        }
+    }
+
+    /// Makes a `service` running on libuv return once the current pass is over (`uv_stop`);
+    /// on poll, nothing (`service` returns after each pass). Service thread only.
+    public func stopService() {
+        if let loop {
+            rh_uv_stop(loop)
+        }
+    }
+
+    /// Destroys the context and every connection it holds (`lws_context_destroy`), outside
+    /// `service`. On libuv, lws closes each connection's libuv handle asynchronously: the
+    /// loop is run until they are closed, lws is called again to free the context, and the
+    /// loop is closed. False when something was left open: lws did not finish (the context
+    /// and the loop are then left allocated rather than freed under lws).
+    @discardableResult
+    public func destroy(_ context: OpaquePointer) -> Bool {
+        guard let loop else {
+            lws_context_destroy(context)
+            return true
+        }
+        if let passHook {
+            rh_uv_check_close(passHook)
+            self.passHook = nil
+        }
+        lws_context_destroy(context)
+        return finishDestroy(context, loop: loop)
+    }
+
+    /// Runs the loop until lws' closes are done, has lws free the context (its second
+    /// `lws_context_destroy`: with a foreign loop lws stops short of that by itself) and
+    /// closes the loop.
+    @discardableResult
+    private func finishDestroy(_ context: OpaquePointer, loop: UnsafeMutableRawPointer) -> Bool {
+        drain(loop)
+        // Only once every handle is closed, lws' own included: the second call frees the
+        // context that their close callbacks would read.
+        guard rh_uv_handle_count(loop) == 0 else { return false }
+        if finalized.pointee != nil {
+            lws_context_destroy(context)
+            drain(loop)
+        }
+        guard finalized.pointee == nil, rh_uv_loop_close(loop) == 0 else { return false }
+        self.loop = nil
+        return true
+    }
+
+    /// Runs passes that do not wait until the loop holds no handle (at most 10,000, as lws
+    /// does for a loop of its own).
+    private func drain(_ loop: UnsafeMutableRawPointer) {
+        for _ in 0..<10_000 where rh_uv_handle_count(loop) > 0 {
+            _ = rh_uv_run_nowait(loop)
+        }
     }
 
     /// Starts a client connection on `context` (made by this object) with the context's
@@ -249,6 +415,12 @@ public final class LWSContext: @unchecked Sendable {
         }
         return lws_client_connect_via_info(&info)
     }
+}
+
+/// The check handle of a context on libuv: the end of a service pass.
+private func lwsServicePassHook(_ owner: UnsafeMutableRawPointer?) {
+    guard let owner else { return }
+    Unmanaged<LWSContext>.fromOpaque(owner).takeUnretainedValue().handler?.lwsServicePassEnded()
 }
 
 /// The one C callback of every context made by `LWSContext`: finds the handler through the

@@ -191,11 +191,18 @@ extension ServerCore {
         return true
     }
 
-    /// Sets the close status and tells lws to close (by returning -1 from the callback).
+    /// Sets the close status and tells lws to close (by returning -1 from the callback; on
+    /// libuv by starting the close here, `LWS.closeInCallback`, so that the close frame is
+    /// sent: lws would drop the connection first).
     func closeNow(_ connection: Connection, code: CloseCode, reason: String) -> Int32 {
+        let first = connection.sentClose == nil
         connection.sentClose = (code, reason)
         var bytes = Array(reason.utf8.prefix(123))
         LWS.setCloseReason(connection.wsi, code: code.rawValue, reason: &bytes, length: bytes.count)
+        if first && eventLoop == .libuv {
+            LWS.closeInCallback(connection.wsi)
+            return 0
+        }
         return -1
     }
 

@@ -48,6 +48,8 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
     /// Inflaters lent to connections while they receive a compressed message.
     let inflaters = InflaterPool()
     var nextConnectionNumber: UInt64 = 0
+    /// `LWSLogBridge.acceptFailures` at the last service pass.
+    var acceptFailures = 0
     /// Open event streams, by connection and by wsi, and the buffer their events are
     /// written from.
     var streams: [ConnectionID: EventStream] = [:]
@@ -98,7 +100,7 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
 
     deinit {
         if let context {
-            LWS.destroyContext(context)
+            lws.destroy(context)
         }
     }
 
@@ -137,7 +139,13 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
             options.servesAdoptedSockets = true
         }
         options.serverString = configuration.serverName
+        // On libuv (epoll): a wake-up costs what is ready, not what is open (DESIGN.md,
+        // "Threads"; BENCHMARKS.md, "lws on libuv").
+        // REACTORHUB_LWS_EVENT_LOOP=poll keeps lws' own loop (for comparisons and diagnosis).
         options.flags = [.validateUTF8, .securityHeaders]
+        if ProcessInfo.processInfo.environment["REACTORHUB_LWS_EVENT_LOOP"] != "poll" {
+            options.flags.insert(.libuv)
+        }
         if let tls = configuration.tls {
             options.flags.insert(.sslGlobalInit)
             options.tlsCertificateFile = tls.certFile
@@ -187,6 +195,9 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
             )
         }
         context = created
+        if let fallback = lws.eventLoopFallback {
+            logger.warning("libwebsockets runs on its poll(2) loop instead of libuv", metadata: ["reason": fallback])
+        }
         guard index == 0 else {
             boundPort = port
             return
@@ -215,24 +226,20 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
         thread.start()
     }
 
+    /// The loop the context got (`LWSEventLoop.libuv` unless lws' plugin for it is missing).
+    var eventLoop: LWSEventLoop { lws.eventLoop }
+
     private func serviceLoop() {
         // Foundation names a thread for itself only; the kernel's name (what `top -H`, `perf`
         // and /proc show) is set here, from the thread.
         _ = setThreadName(pthread_self(), index == 0 ? "reactorhub-lws" : "reactorhub-lws\(index)")
-        var acceptFailures = LWSLogBridge.acceptFailures
+        acceptFailures = LWSLogBridge.acceptFailures
         ReceiveTap.attach(self)
         defer { ReceiveTap.detach() }
         let keepaliveTimer = startKeepaliveTimer()
+        // On libuv one call serves until `.stop` stops the loop; on poll, one pass.
         while running.load(ordering: .acquiring), let context {
-            LWS.service(context)
-            // lws retries a failed accept (EMFILE, ENFILE) at once and forever: back off
-            // instead of spinning, and say so at most once a second.
-            let failures = LWSLogBridge.acceptFailures
-            if failures != acceptFailures {
-                noteRefusal("accept failed (out of descriptors)", count: failures - acceptFailures)
-                acceptFailures = failures
-                usleep(20_000)
-            }
+            lws.service(context)
         }
         // No sweep may post (and read `context`) once it is released: cancelled, and the
         // timer's queue passed, so that a handler already running has returned.
@@ -245,11 +252,25 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
             shared.sockets.withLock { $0.cancel(address) }
         }
         if let context {
-            LWS.destroyContext(context)
+            if !lws.destroy(context) {
+                logger.warning("libwebsockets left libuv handles open at shutdown; its context and loop were not freed")
+            }
             self.context = nil
         }
         peers = []
         threadEnded.open()
+    }
+
+    /// After each service pass (service thread): lws retries a failed accept (EMFILE,
+    /// ENFILE) at once and forever, so back off instead of spinning, and say so at most
+    /// once a second.
+    func lwsServicePassEnded() {
+        let failures = LWSLogBridge.acceptFailures
+        if failures != acceptFailures {
+            noteRefusal("accept failed (out of descriptors)", count: failures - acceptFailures)
+            acceptFailures = failures
+            usleep(20_000)
+        }
     }
 
     /// Queues `command` for the service thread and wakes it when needed.
@@ -295,6 +316,7 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
                 sweepKeepalive()
             case .stop:
                 running.store(false, ordering: .releasing)
+                lws.stopService()
             }
         }
     }

@@ -79,6 +79,11 @@ public final class WebSocketServer: MessageTransport {
     /// The port the server listens on, once started.
     public var port: Int? { threads?.cores[0].boundPort }
 
+    /// The loop the service threads wait in, once started: "libuv" (epoll), or "poll" when
+    /// lws could not load its libuv plugin (logged as a warning at the start); the first
+    /// thread's (every thread asks for the same).
+    public var eventLoop: String? { threads?.cores[0].eventLoop.rawValue }
+
     /// Open WebSocket connections (and event streams), on every service thread.
     public var connectionCount: Int { threads?.shared.connectionCount.load(ordering: .relaxed) ?? 0 }
 

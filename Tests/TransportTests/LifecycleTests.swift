@@ -123,6 +123,64 @@ struct LifecycleTests {
         await #expect(throws: (any Error).self) { _ = try await WebSocketTestClient.connect(port: port, timeout: 1) }
     }
 
+    /// The server's context runs on libuv (DESIGN.md, "Threads"), its stop path stops the
+    /// loop: a shutdown with connections open closes them with 1001, ends the service thread
+    /// (`shutdown` returns only then) and releases the port.
+    @Test func serverRunsOnLibUVAndItsShutdownEndsTheLoop() async throws {
+        var configuration = TransportConfiguration()
+        configuration.port = 0
+        configuration.webRoot = nil
+        let handler = RecordingHandler(echo: true)
+        let server = WebSocketServer(configuration: configuration, logger: transportTestLogger)
+        handler.attach(server)
+        let port = try server.start(handler: handler)
+        #expect(server.eventLoop == "libuv")
+        let clients = try await (0..<3).asyncMap { _ in try await WebSocketTestClient.connect(port: port) }
+        #expect(await handler.waitUntil { $0.opened.count == 3 })
+        for client in clients {
+            try await client.send("echo me")
+            #expect(try await client.receiveText() == "echo me")
+        }
+        await server.shutdown(code: .goingAway, reason: "server shutting down", grace: .seconds(5))
+        handler.detach()
+        for client in clients {
+            #expect(try await client.receiveClose().code == 1001)
+        }
+        #expect(handler.closed.count == 3)
+        #expect(server.connectionCount == 0)
+        await #expect(throws: (any Error).self) { _ = try await WebSocketTestClient.connect(port: port, timeout: 1) }
+    }
+
+    /// A peer that reads nothing keeps its connection open past the grace and the close
+    /// frame's timeout: the context is destroyed with it still open (lws closes its libuv
+    /// handle asynchronously, on the loop run to the end), and the thread still ends.
+    @Test func shutdownWithAConnectionStillOpenEndsTheLoopAndDropsIt() async throws {
+        var configuration = TransportConfiguration()
+        configuration.port = 0
+        configuration.webRoot = nil
+        configuration.closeFrameTimeoutSeconds = 600
+        let handler = RecordingHandler(echo: false)
+        let server = WebSocketServer(configuration: configuration, logger: transportTestLogger)
+        handler.attach(server)
+        defer { handler.detach() }
+        let port = try server.start(handler: handler)
+        let client = try await WebSocketTestClient.connect(port: port, receiveBuffer: 4096)
+        #expect(await handler.waitUntil { $0.opened.count == 1 })
+        let id = try #require(handler.opened.first?.id)
+        let chunk = String(repeating: "z", count: 100)
+        for index in 0..<40_000 {
+            handler.send(OutboundMessage(text: "\(index):" + chunk), to: id)
+        }
+        #expect(await handler.waitUntil { $0.chokes > 0 })
+        let started = ContinuousClock.now
+        await server.shutdown(code: .goingAway, reason: "server shutting down", grace: .milliseconds(300))
+        #expect(ContinuousClock.now - started < .seconds(30))
+        #expect(handler.closed.count == 1)
+        #expect(server.connectionCount == 0)
+        #expect(try await client.waitForEndOfStream(timeout: 30))
+        await #expect(throws: (any Error).self) { _ = try await WebSocketTestClient.connect(port: port, timeout: 1) }
+    }
+
     @Test func shutdownUnderLoadDoesNotCrashAndEndsEveryConnection() async throws {
         var configuration = TransportConfiguration()
         configuration.port = 0
