@@ -6,16 +6,34 @@ import ReactorHubLocking
 ///
 /// A caller inside the process (an HTTP request waiting for its action's reply) has a
 /// `receiver` instead: what is sent to it is handed over at once, and nothing queues.
-package final class ConnectionOutput: Sendable {
+///
+/// The outbox is guarded by one of `stripes`, locks shared by many connections (chosen by
+/// the connection's number), not by a lock of its own: a `Locked` per connection cost three
+/// allocations, about 110 bytes per connection (BENCHMARKS.md, "Idle memory per
+/// connection"). A lock is held only inside one outbox's operation, never while taking
+/// another, so sharing one cannot deadlock.
+package final class ConnectionOutput: @unchecked Sendable {
     package let id: ConnectionID
-    private let outbox: Locked<Outbox>
+    /// Reached only through `withOutbox`, under the connection's stripe lock.
+    private var outbox: Outbox
     /// Takes everything sent to a caller inside the process; nil for a transport's connection.
     package let receiver: (@Sendable (Outgoing) -> Void)?
 
+    /// The locks of all outboxes: connection n takes `stripes[n % stripes.count]`.
+    private static let stripes: [Lock] = (0..<256).map { _ in Lock() }
+
     package init(id: ConnectionID, limits: DeliveryLimits, receiver: (@Sendable (Outgoing) -> Void)? = nil) {
         self.id = id
-        self.outbox = Locked(Outbox(limits: limits))
+        self.outbox = Outbox(limits: limits)
         self.receiver = receiver
+    }
+
+    @inline(__always)
+    private func withOutbox<Result>(_ body: (inout Outbox) throws -> Result) rethrows -> Result {
+        let lock = Self.stripes[Int(truncatingIfNeeded: id.rawValue & 255)]
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&outbox)
     }
 
     /// What appending did, for the one who appended: wake the transport, log a shed,
@@ -43,17 +61,17 @@ package final class ConnectionOutput: Sendable {
 
     /// The connection closed, or is closing (overloaded): nothing more reaches it.
     package var isClosed: Bool {
-        outbox.withLock { $0.isClosed }
+        withOutbox { $0.isClosed }
     }
 
     package func append(_ entry: Outgoing, pressure: Bool = false) -> Report {
         var report = Report()
-        report.add(outbox.withLock { $0.append(entry, pressure: pressure) })
+        report.add(withOutbox { $0.append(entry, pressure: pressure) })
         return report
     }
 
     package func append(_ entries: [Outgoing], pressure: Bool = false) -> Report {
-        outbox.withLock { outbox in
+        withOutbox { outbox in
             var report = Report()
             for entry in entries {
                 report.add(outbox.append(entry, pressure: pressure))
@@ -63,33 +81,33 @@ package final class ConnectionOutput: Sendable {
     }
 
     package func next() -> OutboundMessage? {
-        outbox.withLock { $0.next() }
+        withOutbox { $0.next() }
     }
 
     package func choke() -> Report {
         var report = Report()
-        if let outcome = outbox.withLock({ $0.choke() }) {
+        if let outcome = withOutbox({ $0.choke() }) {
             report.add(outcome)
         }
         return report
     }
 
     package func takeResyncRequest() -> [StreamID] {
-        outbox.withLock { $0.takeResyncRequest() }
+        withOutbox { $0.takeResyncRequest() }
     }
 
     /// Drops what waits and takes nothing more.
     package func close() {
-        outbox.withLock { $0.close() }
+        withOutbox { $0.close() }
     }
 
     /// Payload bytes waiting.
     package var queuedBytes: Int {
-        outbox.withLock { $0.bytes }
+        withOutbox { $0.bytes }
     }
 
     /// What was handed to the socket so far.
     package var written: WrittenCounts {
-        outbox.withLock { $0.written }
+        withOutbox { $0.written }
     }
 }
