@@ -7,32 +7,38 @@ import ReactorHubLocking
 /// A caller inside the process (an HTTP request waiting for its action's reply) has a
 /// `receiver` instead: what is sent to it is handed over at once, and nothing queues.
 ///
-/// The outbox is guarded by one of `stripes`, locks shared by many connections (chosen by
-/// the connection's number), not by a lock of its own: a `Locked` per connection cost three
-/// allocations, about 110 bytes per connection (BENCHMARKS.md, "Idle memory per
+/// The outbox is guarded by a stripe of `OutboxLocks`, a lock shared by many connections
+/// (chosen by the connection's number), not by a lock of its own: a `Locked` per connection
+/// cost three allocations, about 110 bytes per connection (BENCHMARKS.md, "Idle memory per
 /// connection"). A lock is held only inside one outbox's operation, never while taking
-/// another, so sharing one cannot deadlock.
+/// another, so sharing one cannot deadlock. The stripe also keeps the total its outboxes
+/// hold, so that the outbound budget is read without visiting every connection.
 package final class ConnectionOutput: @unchecked Sendable {
     package let id: ConnectionID
-    /// Reached only through `withOutbox`, under the connection's stripe lock.
+    /// Reached only through `withOutbox`, under `stripe.lock`.
     private var outbox: Outbox
+    private let stripe: OutboxLocks.Stripe
     /// Takes everything sent to a caller inside the process; nil for a transport's connection.
     package let receiver: (@Sendable (Outgoing) -> Void)?
 
-    /// The locks of all outboxes: connection n takes `stripes[n % stripes.count]`.
-    private static let stripes: [Lock] = (0..<256).map { _ in Lock() }
-
-    package init(id: ConnectionID, limits: DeliveryLimits, receiver: (@Sendable (Outgoing) -> Void)? = nil) {
+    /// `locks`: whose totals count this outbox (a `Delivery`'s; outputs of their own by default).
+    package init(
+        id: ConnectionID, limits: DeliveryLimits, locks: OutboxLocks = .standalone, receiver: (@Sendable (Outgoing) -> Void)? = nil
+    ) {
         self.id = id
         self.outbox = Outbox(limits: limits)
+        self.stripe = locks.stripe(for: id)
         self.receiver = receiver
     }
 
     @inline(__always)
     private func withOutbox<Result>(_ body: (inout Outbox) throws -> Result) rethrows -> Result {
-        let lock = Self.stripes[Int(truncatingIfNeeded: id.rawValue & 255)]
-        lock.lock()
-        defer { lock.unlock() }
+        stripe.lock.lock()
+        let before = outbox.bytes
+        defer {
+            stripe.queuedBytes += outbox.bytes - before
+            stripe.lock.unlock()
+        }
         return try body(&outbox)
     }
 
@@ -109,5 +115,33 @@ package final class ConnectionOutput: @unchecked Sendable {
     /// What was handed to the socket so far.
     package var written: WrittenCounts {
         withOutbox { $0.written }
+    }
+}
+
+/// The locks of a set of outboxes (a `Delivery`'s), 256 stripes shared by connection number,
+/// each with the payload bytes its outboxes hold.
+package final class OutboxLocks: Sendable {
+    package final class Stripe: @unchecked Sendable {
+        let lock = Lock()
+        /// Payload bytes waiting in the outboxes of this stripe; under `lock`.
+        var queuedBytes = 0
+    }
+
+    /// The locks of outputs made outside a `Delivery` (in-process callers, tests).
+    package static let standalone = OutboxLocks()
+
+    private let stripes: [Stripe] = (0..<256).map { _ in Stripe() }
+
+    package init() {}
+
+    func stripe(for id: ConnectionID) -> Stripe {
+        stripes[Int(truncatingIfNeeded: id.rawValue % UInt64(stripes.count))]
+    }
+
+    /// Payload bytes waiting over all the outboxes: 256 reads, whatever their number.
+    package var queuedBytes: Int {
+        stripes.reduce(0) { total, stripe in
+            stripe.lock.withLock { total + stripe.queuedBytes }
+        }
     }
 }
