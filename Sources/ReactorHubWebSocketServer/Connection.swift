@@ -65,7 +65,7 @@ final class Connection {
 
     /// What only a closing connection knows, allocated with the first of it: an open
     /// connection holds one nil reference instead of about 100 bytes of empty optionals
-    /// (BENCHMARKS.md, "Idle memory per connection").
+    /// (BENCHMARKS.md, "Idle memory per connection (issue 38)").
     private final class Closing {
         var pendingClose: PendingClose?
         var peerClose: (code: CloseCode, reason: String)?

@@ -10,7 +10,7 @@ import ReactorHubLocking
 /// The outbox is guarded by a stripe of `OutboxLocks`, a lock shared by many connections
 /// (chosen by the connection's number), not by a lock of its own: a `Locked` per connection
 /// cost three allocations, about 110 bytes per connection (BENCHMARKS.md, "Idle memory per
-/// connection"). A lock is held only inside one outbox's operation, never while taking
+/// connection (issue 38)"). A lock is held only inside one outbox's operation, never while taking
 /// another, so sharing one cannot deadlock. The stripe also keeps the total its outboxes
 /// hold, so that the outbound budget is read without visiting every connection.
 package final class ConnectionOutput: @unchecked Sendable {

@@ -92,8 +92,9 @@ package final class Delivery: Sendable {
     }
 
     /// Payload bytes waiting over every connection: the stripes' totals, so that sampling
-    /// it four times a second does not visit every connection (it took a fifth of the
-    /// daemon's CPU with 18,000 idle connections; BENCHMARKS.md, "Idle memory per connection").
+    /// it four times a second does not visit every connection (that visit was 43 % of the
+    /// daemon's CPU holding 18,000 idle connections; BENCHMARKS.md, "Idle memory per
+    /// connection (issue 38)").
     package var queuedBytes: Int {
         locks.queuedBytes
     }

@@ -230,7 +230,7 @@ package struct Outbox {
         }
         if head == entries.count {
             // Drained: the buffers go (an idle connection holds none; BENCHMARKS.md, "Idle
-            // memory per connection"). The next message allocates again, once per burst.
+            // memory per connection (issue 38)"). The next message allocates again, once per burst.
             entries = []
             head = 0
             droppable = []

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The payloads are boxed (`indirect`): the enum is one word, inline in every session, and
 /// a box is allocated only for a session that has rights or a token (BENCHMARKS.md, "Idle
-/// memory per connection").
+/// memory per connection (issue 38)").
 enum SessionIdentity: Sendable {
     /// No `auth` section: every reactor, every action.
     case open

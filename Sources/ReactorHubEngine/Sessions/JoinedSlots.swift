@@ -5,7 +5,7 @@ import ReactorHubProtocol
 ///
 /// Most sessions join one reactor or a few (at most `limits.maxJoinsPerConnection`): a
 /// dictionary of one entry took 150 bytes per connection, one slot inline takes none beyond
-/// this one word (BENCHMARKS.md, "Idle memory per connection").
+/// this one word (BENCHMARKS.md, "Idle memory per connection (issue 38)").
 struct JoinedSlots: Sequence {
     /// Each slot knows its address: it is the key.
     private enum Storage {

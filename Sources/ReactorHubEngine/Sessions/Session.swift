@@ -4,7 +4,7 @@ import ReactorHubProtocol
 /// action budget. Touched only under the hub's lock.
 ///
 /// Kept small (112 bytes): the hub's table holds it inline, in up to twice as many slots as
-/// there are sessions (BENCHMARKS.md, "Idle memory per connection").
+/// there are sessions (BENCHMARKS.md, "Idle memory per connection (issue 38)").
 struct Session {
     var id: ConnectionID { output.id }
     let output: ConnectionOutput

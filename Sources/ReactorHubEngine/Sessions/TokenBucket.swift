@@ -2,7 +2,7 @@
 ///
 /// 24 bytes: every session holds two, inline in the hub's table of sessions (whose slots
 /// outnumber the sessions up to twice over), so the size counts per connection
-/// (BENCHMARKS.md, "Idle memory per connection").
+/// (BENCHMARKS.md, "Idle memory per connection (issue 38)").
 struct TokenBucket {
     private let rateValue: Float
     private let burstValue: Float
