@@ -23,11 +23,21 @@ final class Connection {
     var frames = FrameFilter()
     /// Messages to echo, for a connection to the echo path; nil for the layer above's.
     var echo: EchoQueue?
-    var pendingClose: PendingClose?
+    /// A close the server decided on (kept in `closing`).
+    var pendingClose: PendingClose? {
+        get { closing?.pendingClose }
+        set { if newValue != nil || closing != nil { closingState.pendingClose = newValue } }
+    }
     /// The close status received from the peer, if it sent a close frame.
-    var peerClose: (code: CloseCode, reason: String)?
+    var peerClose: (code: CloseCode, reason: String)? {
+        get { closing?.peerClose }
+        set { if newValue != nil || closing != nil { closingState.peerClose = newValue } }
+    }
     /// The close status this side sent.
-    var sentClose: (code: CloseCode, reason: String)?
+    var sentClose: (code: CloseCode, reason: String)? {
+        get { closing?.sentClose }
+        set { if newValue != nil || closing != nil { closingState.sentClose = newValue } }
+    }
     var writableRequested = false
     /// When the peer was last heard (`Keepalive.now()`): any byte through the receive tap,
     /// else a piece of a message or a pong lws reports.
@@ -37,7 +47,10 @@ final class Connection {
     /// A ping waits for the next writable callback.
     var pingOwed = false
     /// Why this side dropped the connection without a close frame (the keepalive), if it did.
-    var droppedFor: String?
+    var droppedFor: String? {
+        get { closing?.droppedFor }
+        set { if newValue != nil || closing != nil { closingState.droppedFor = newValue } }
+    }
     /// Reading was paused by the layer above (`setReading`).
     var readingPaused = false
 
@@ -48,6 +61,25 @@ final class Connection {
         if let pendingClose, !pendingClose.afterFlush { return pendingClose }
         if let failure = frames.failure { return PendingClose(code: failure.code, reason: failure.reason, afterFlush: true) }
         return pendingClose
+    }
+
+    /// What only a closing connection knows, allocated with the first of it: an open
+    /// connection holds one nil reference instead of about 100 bytes of empty optionals
+    /// (BENCHMARKS.md, "Idle memory per connection (issue 38)").
+    private final class Closing {
+        var pendingClose: PendingClose?
+        var peerClose: (code: CloseCode, reason: String)?
+        var sentClose: (code: CloseCode, reason: String)?
+        var droppedFor: String?
+    }
+
+    private var closing: Closing?
+
+    private var closingState: Closing {
+        if let closing { return closing }
+        let created = Closing()
+        closing = created
+        return created
     }
 
     init(id: ConnectionID, wsi: OpaquePointer, fd: Int32, assembler: InboundAssembler, echo: EchoQueue? = nil) {

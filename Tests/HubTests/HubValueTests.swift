@@ -49,4 +49,23 @@ struct HubValueTests {
         let taken = offsets.map { bucket.take(now: start + $0) }
         #expect(taken == [true, true, false, false, true, false])
     }
+    @Test func joinedSlotsReadLikeADictionary() throws {
+        let addresses = try (0..<4).map { try #require(ReactorAddress("doc/room-\($0)")) }
+        let slots = addresses.enumerated().map { InstanceSlot(address: $1, stream: StreamID(rawValue: UInt64($0))) }
+        var joined = JoinedSlots()
+        #expect(joined.isEmpty && joined[addresses[0]] == nil)
+        joined[addresses[0]] = slots[0]
+        #expect(joined.count == 1 && joined[addresses[0]] === slots[0] && joined[addresses[1]] == nil)
+        joined[addresses[1]] = slots[1]
+        joined[addresses[2]] = slots[2]
+        joined[addresses[1]] = slots[1]
+        #expect(joined.count == 3 && joined.keys == Array(addresses[0...2]))
+        #expect(joined.map(\.value).map(\.address) == Array(addresses[0...2]))
+        #expect(joined.removeValue(forKey: addresses[3]) == nil)
+        #expect(joined.removeValue(forKey: addresses[0]) === slots[0])
+        joined[addresses[2]] = nil
+        #expect(joined.count == 1 && joined[addresses[1]] === slots[1] && joined[addresses[2]] == nil)
+        #expect(joined.removeValue(forKey: addresses[1]) === slots[1])
+        #expect(joined.isEmpty && joined.values.isEmpty)
+    }
 }

@@ -11,6 +11,8 @@ package final class Delivery: Sendable {
     package let limits: DeliveryLimits
     private let logger: Logger
     private let outputs = Locked<[ConnectionID: ConnectionOutput]>([:])
+    /// The outboxes' locks, and their totals (`queuedBytes`).
+    private let locks = OutboxLocks()
     /// What the outboxes of closed connections had written.
     private let closedWritten = Locked(WrittenCounts())
     package let metrics: HubMetrics
@@ -26,7 +28,7 @@ package final class Delivery: Sendable {
 
     /// Creates the outbox of a connection that opened.
     package func open(_ id: ConnectionID) -> ConnectionOutput {
-        let output = ConnectionOutput(id: id, limits: limits)
+        let output = ConnectionOutput(id: id, limits: limits, locks: locks)
         outputs.withLock { $0[id] = output }
         return output
     }
@@ -89,9 +91,12 @@ package final class Delivery: Sendable {
         outputs.withLock { $0[id] }
     }
 
-    /// Payload bytes waiting over every connection.
+    /// Payload bytes waiting over every connection: the stripes' totals, so that sampling
+    /// it four times a second does not visit every connection (that visit was 43 % of the
+    /// daemon's CPU holding 18,000 idle connections; BENCHMARKS.md, "Idle memory per
+    /// connection (issue 38)").
     package var queuedBytes: Int {
-        outputs.withLock { Array($0.values) }.reduce(0) { $0 + $1.queuedBytes }
+        locks.queuedBytes
     }
 
     /// Samples the bytes all outboxes hold against `budget`; returns them.

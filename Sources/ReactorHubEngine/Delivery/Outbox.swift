@@ -229,9 +229,11 @@ package struct Outbox {
             head += 1
         }
         if head == entries.count {
-            entries.removeAll(keepingCapacity: entries.capacity <= 1024)
+            // Drained: the buffers go (an idle connection holds none; BENCHMARKS.md, "Idle
+            // memory per connection (issue 38)"). The next message allocates again, once per burst.
+            entries = []
             head = 0
-            droppable.removeAll(keepingCapacity: true)
+            droppable = []
             droppableHead = 0
         } else if head > 4096 && head * 2 > entries.count {
             compact()

@@ -2,15 +2,19 @@ import ReactorHubProtocol
 import Foundation
 
 /// Who a session is, and what it may do (PROTOCOL.md "Identity and rights").
+///
+/// The payloads are boxed (`indirect`): the enum is one word, inline in every session, and
+/// a box is allocated only for a session that has rights or a token (BENCHMARKS.md, "Idle
+/// memory per connection (issue 38)").
 enum SessionIdentity: Sendable {
     /// No `auth` section: every reactor, every action.
     case open
     /// `auth.required` and no valid token yet: only `auth` and `ping` are served.
     case awaiting
     /// `auth.required` false and no token: the anonymous rights.
-    case anonymous(any AccessRights)
+    indirect case anonymous(any AccessRights)
     /// A verified token.
-    case user(Identity)
+    indirect case user(Identity)
 
     /// The user for `hello` and `authed`: the token's `sub`, nil otherwise.
     var user: String? {

@@ -2,11 +2,14 @@ import ReactorHubProtocol
 
 /// What the hub knows about one connection: its outbox, the reactors it joined and its
 /// action budget. Touched only under the hub's lock.
+///
+/// Kept small (112 bytes): the hub's table holds it inline, in up to twice as many slots as
+/// there are sessions (BENCHMARKS.md, "Idle memory per connection (issue 38)").
 struct Session {
-    let id: ConnectionID
+    var id: ConnectionID { output.id }
     let output: ConnectionOutput
     /// Joined instances by address.
-    var joined: [ReactorAddress: InstanceSlot] = [:]
+    var joined = JoinedSlots()
     var bucket: TokenBucket
     /// The join budget (`limits.joinsPerSecond`, `limits.joinBurst`).
     var joinBucket: TokenBucket
@@ -29,7 +32,6 @@ struct Session {
         peerAddress: String = "", isStream: Bool = false
     ) {
         self.isStream = isStream
-        self.id = output.id
         self.output = output
         self.bucket = bucket
         self.joinBucket = joinBucket

@@ -1,15 +1,26 @@
 /// An action rate limit (per connection, or per user over HTTP): `rate` tokens per second, at most `burst` saved.
+///
+/// 24 bytes: every session holds two, inline in the hub's table of sessions (whose slots
+/// outnumber the sessions up to twice over), so the size counts per connection
+/// (BENCHMARKS.md, "Idle memory per connection (issue 38)").
 struct TokenBucket {
-    let rate: Double
-    let burst: Double
+    private let rateValue: Float
+    private let burstValue: Float
     private var tokens: Double
-    private var last: ContinuousClock.Instant
+    /// When the bucket was last refilled: nanoseconds since `origin`.
+    private var last: Int64
+
+    /// The reference instant of `last`.
+    private static let origin = ContinuousClock.now
+
+    var rate: Double { Double(rateValue) }
+    var burst: Double { Double(burstValue) }
 
     init(ratePerSecond: Int, burst: Int, now: ContinuousClock.Instant) {
-        self.rate = Double(ratePerSecond)
-        self.burst = Double(max(burst, 1))
+        self.rateValue = Float(ratePerSecond)
+        self.burstValue = Float(max(burst, 1))
         self.tokens = Double(max(burst, 1))
-        self.last = now
+        self.last = Self.nanoseconds(now)
     }
 
     /// Takes one token if there is one.
@@ -34,9 +45,14 @@ struct TokenBucket {
     }
 
     private mutating func refill(now: ContinuousClock.Instant) {
-        let elapsed = now - last
-        last = now
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        tokens = min(burst, tokens + seconds * rate)
+        let current = Self.nanoseconds(now)
+        let elapsed = current &- last
+        last = current
+        tokens = min(burst, tokens + Double(elapsed) / 1e9 * rate)
+    }
+
+    private static func nanoseconds(_ instant: ContinuousClock.Instant) -> Int64 {
+        let offset = (instant - origin).components
+        return offset.seconds &* 1_000_000_000 &+ offset.attoseconds / 1_000_000_000
     }
 }
