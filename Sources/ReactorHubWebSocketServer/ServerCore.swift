@@ -118,11 +118,12 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
         // Each connection's receive buffer, allocated by lws at the upgrade and held for the
         // connection's life; lws also reads at most this much from the socket at once (and
         // never more than its 4 KiB service buffer). Messages longer than it arrive in pieces
-        // that `InboundAssembler` joins. Measured (BENCHMARKS.md, "Idle connections"): 2 KiB
-        // holds an idle joined connection to about 5 KB of resident memory against 7 KB at
-        // 4 KiB, for the same ingest CPU per action within noise; 1 KiB reads cost a third
-        // more CPU per action.
-        options.receiveBufferSize = 2048
+        // that `InboundAssembler` joins. Measured (BENCHMARKS.md, "Idle memory per connection
+        // (issue 38)"): 1 KiB holds an idle joined connection under 4 KB of resident memory
+        // (2 KiB: about 4.6 KB, 4 KiB: 7 KB), for the same ingest CPU per action within the
+        // noise of one sitting (issue 22's sitting had found 1 KiB a third dearer, before
+        // the hot path's later changes).
+        options.receiveBufferSize = 1024
         // lws 4.1.6 also limits each send() to the receive buffer's size when this is 0: the
         // rest of a larger write is copied into its own buffer and flushed later, and a close
         // that finds output so buffered ends the connection without the close frame once it
