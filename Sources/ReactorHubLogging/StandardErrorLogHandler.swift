@@ -14,8 +14,11 @@ public struct StandardErrorLogHandler: LogHandler {
     /// Keeps lines whole when threads log at once. A stored property, made before the
     /// handler is installed (`LoggingSystem.bootstrap` publishes it under its own lock),
     /// not a lazily made static: two threads logging the process's first lines at once
-    /// made ThreadSanitizer report the static's one-time initialization as a race.
-    private let lock = Locked(())
+    /// made ThreadSanitizer report the static's one-time initialization as a race. A plain
+    /// `Lock`, not a `Locked(())`: ThreadSanitizer reported the exclusivity checks of the
+    /// zero-sized value of two threads writing at once (a service thread's refusal and a
+    /// shutdown's warning) as a race on the object's address, though both held the lock.
+    private let lock = Lock()
 
     /// Creates the handler.
     public init() {}
@@ -35,7 +38,7 @@ public struct StandardErrorLogHandler: LogHandler {
             line += Self.quoted(record.metadata[key] ?? "")
         }
         line += "\n"
-        lock.withLock { _ in
+        lock.withLock {
             var bytes = Array(line.utf8)
             bytes.withUnsafeMutableBytes { buffer in
                 var offset = 0
