@@ -127,13 +127,7 @@ struct LifecycleTests {
     /// loop: a shutdown with connections open closes them with 1001, ends the service thread
     /// (`shutdown` returns only then) and releases the port.
     @Test func serverRunsOnLibUVAndItsShutdownEndsTheLoop() async throws {
-        var configuration = TransportConfiguration()
-        configuration.port = 0
-        configuration.webRoot = nil
-        let handler = RecordingHandler(echo: true)
-        let server = WebSocketServer(configuration: configuration, logger: transportTestLogger)
-        handler.attach(server)
-        let port = try server.start(handler: handler)
+        let (server, port, handler) = try startedServer(echo: true)
         #expect(server.eventLoop == "libuv")
         let clients = try await (0..<3).asyncMap { _ in try await WebSocketTestClient.connect(port: port) }
         #expect(await handler.waitUntil { $0.opened.count == 3 })
@@ -155,15 +149,8 @@ struct LifecycleTests {
     /// frame's timeout: the context is destroyed with it still open (lws closes its libuv
     /// handle asynchronously, on the loop run to the end), and the thread still ends.
     @Test func shutdownWithAConnectionStillOpenEndsTheLoopAndDropsIt() async throws {
-        var configuration = TransportConfiguration()
-        configuration.port = 0
-        configuration.webRoot = nil
-        configuration.closeFrameTimeoutSeconds = 600
-        let handler = RecordingHandler(echo: false)
-        let server = WebSocketServer(configuration: configuration, logger: transportTestLogger)
-        handler.attach(server)
+        let (server, port, handler) = try startedServer(echo: false) { $0.closeFrameTimeoutSeconds = 600 }
         defer { handler.detach() }
-        let port = try server.start(handler: handler)
         let client = try await WebSocketTestClient.connect(port: port, receiveBuffer: 4096)
         #expect(await handler.waitUntil { $0.opened.count == 1 })
         let id = try #require(handler.opened.first?.id)

@@ -41,21 +41,8 @@ struct MessagingTests {
             for payload in payloads {
                 handler.send(OutboundMessage(text: payload), to: ids)
             }
-            try await withThrowingTaskGroup(of: [String].self) { group in
-                for client in clients {
-                    group.addTask {
-                        var received: [String] = []
-                        for _ in payloads { received.append(try await client.receiveText()) }
-                        return received
-                    }
-                }
-                var checked = 0
-                for try await received in group {
-                    #expect(received == payloads)
-                    checked += 1
-                }
-                #expect(checked == 50)
-            }
+            let received = try await receiveAll(payloads.count, from: clients, timeout: 30)
+            #expect(received == [[String]](repeating: payloads, count: 50))
         }
     }
 

@@ -108,12 +108,11 @@ final class RecordingHandler: TransportHandler {
     }
 }
 
-/// Starts a server on an ephemeral port with `configure` applied, and stops it after `body`.
-func withServer(
-    echo: Bool = true,
-    configure: (inout TransportConfiguration) -> Void = { _ in },
-    _ body: (WebSocketServer, Int, RecordingHandler) async throws -> Void
-) async throws {
+/// A started server on an ephemeral port with `configure` applied (no web root) and its
+/// handler, attached; the caller shuts it down (tests of the shutdown itself).
+func startedServer(
+    echo: Bool = true, configure: (inout TransportConfiguration) -> Void = { _ in }
+) throws -> (server: WebSocketServer, port: Int, handler: RecordingHandler) {
     var configuration = TransportConfiguration()
     configuration.port = 0
     configuration.webRoot = nil
@@ -121,7 +120,32 @@ func withServer(
     let handler = RecordingHandler(echo: echo)
     let server = WebSocketServer(configuration: configuration, logger: transportTestLogger)
     handler.attach(server)
-    let port = try server.start(handler: handler)
+    return (server, try server.start(handler: handler), handler)
+}
+
+/// Reads `count` texts from each of `clients` at once; the texts of each, in client order.
+func receiveAll(_ count: Int, from clients: [WebSocketTestClient], timeout: Double = 60) async throws -> [[String]] {
+    try await withThrowingTaskGroup(of: (Int, [String]).self) { group in
+        for (index, client) in clients.enumerated() {
+            group.addTask {
+                var received: [String] = []
+                for _ in 0..<count { received.append(try await client.receiveText(timeout: timeout)) }
+                return (index, received)
+            }
+        }
+        var all = [[String]](repeating: [], count: clients.count)
+        for try await (index, received) in group { all[index] = received }
+        return all
+    }
+}
+
+/// Starts a server on an ephemeral port with `configure` applied, and stops it after `body`.
+func withServer(
+    echo: Bool = true,
+    configure: (inout TransportConfiguration) -> Void = { _ in },
+    _ body: (WebSocketServer, Int, RecordingHandler) async throws -> Void
+) async throws {
+    let (server, port, handler) = try startedServer(echo: echo, configure: configure)
     do {
         try await body(server, port, handler)
     } catch {

@@ -34,21 +34,8 @@ struct ServiceThreadsTests {
             for payload in payloads {
                 handler.send(OutboundMessage(text: payload), to: ids)
             }
-            try await withThrowingTaskGroup(of: [String].self) { group in
-                for client in clients {
-                    group.addTask {
-                        var received: [String] = []
-                        for _ in payloads { received.append(try await client.receiveText(timeout: 60)) }
-                        return received
-                    }
-                }
-                var checked = 0
-                for try await received in group {
-                    #expect(received == payloads)
-                    checked += 1
-                }
-                #expect(checked == 40)
-            }
+            let received = try await receiveAll(payloads.count, from: clients)
+            #expect(received == [[String]](repeating: payloads, count: 40))
         }
     }
 
@@ -115,14 +102,7 @@ struct ServiceThreadsTests {
     }
 
     @Test func shutdownClosesTheConnectionsOfEveryThreadWith1001() async throws {
-        var configuration = TransportConfiguration()
-        configuration.port = 0
-        configuration.webRoot = nil
-        configuration.threads = 3
-        let handler = RecordingHandler(echo: false)
-        let server = WebSocketServer(configuration: configuration, logger: transportTestLogger)
-        handler.attach(server)
-        let port = try server.start(handler: handler)
+        let (server, port, handler) = try startedServer(echo: false) { $0.threads = 3 }
         var clients: [WebSocketTestClient] = []
         for _ in 0..<9 {
             clients.append(try await WebSocketTestClient.connect(port: port, timeout: 60))
