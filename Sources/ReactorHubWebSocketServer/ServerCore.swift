@@ -140,11 +140,14 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
             options.servesAdoptedSockets = true
         }
         options.serverString = configuration.serverName
-        // On libuv (epoll): a wake-up costs what is ready, not what is open (DESIGN.md,
-        // "Threads"; BENCHMARKS.md, "lws on libuv").
-        // REACTORHUB_LWS_EVENT_LOOP=poll keeps lws' own loop (for comparisons and diagnosis).
+        // lws' own poll(2) loop unless REACTORHUB_LWS_EVENT_LOOP=libuv asks for libuv (epoll:
+        // a wake-up costs what is ready, not what is open; BENCHMARKS.md, "lws on libuv").
+        // Not the default: Debian's lws 4.1.6 on libuv closes descriptors twice when a
+        // context is destroyed (strace: `close(16) = 0` then `close(16) = -1 EBADF`, the
+        // event pipe), and a descriptor number another thread has just reused would be
+        // closed under it (a test client's socket was, in a fresh-clone run).
         options.flags = [.validateUTF8, .securityHeaders]
-        if ProcessInfo.processInfo.environment["REACTORHUB_LWS_EVENT_LOOP"] != "poll" {
+        if ProcessInfo.processInfo.environment["REACTORHUB_LWS_EVENT_LOOP"] == "libuv" {
             options.flags.insert(.libuv)
         }
         if let tls = configuration.tls {

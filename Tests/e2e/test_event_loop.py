@@ -1,7 +1,9 @@
 """lws on libuv (issue 38; BENCHMARKS.md, "lws on libuv"; docs/architecture.md, "Threads"):
-the daemon's libwebsockets context waits in libuv (epoll) through lws' evlib_uv plugin
-(Debian's libwebsockets-evlib-uv), on a loop of the daemon's own. Without the plugin it
-runs on lws' poll(2) loop and says so in a warning."""
+with REACTORHUB_LWS_EVENT_LOOP=libuv the daemon's libwebsockets contexts wait in libuv
+(epoll) through lws' evlib_uv plugin (Debian's libwebsockets-evlib-uv), on a loop of the
+daemon's own. Without the plugin it runs on lws' poll(2) loop and says so in a warning.
+Without the variable it runs on poll (the default: lws on libuv closes descriptors twice
+at shutdown)."""
 
 import json
 import os
@@ -25,7 +27,16 @@ def hello(url: str) -> dict:
         return json.loads(websocket.recv(timeout=10))
 
 
-def test_the_daemon_waits_in_libuv_and_keeps_its_signals(daemon):
+def test_by_default_the_daemon_waits_in_poll(daemon):
+    maps = pathlib.Path(f"/proc/{daemon.process.pid}/maps").read_text()
+    assert "libwebsockets-evlib_uv.so" not in maps
+    assert hello(daemon.url)["type"] == "hello"
+    assert daemon.stop() == 0
+    assert FALLBACK not in daemon.log_path.read_text()
+
+
+def test_asked_for_libuv_the_daemon_waits_in_it_and_keeps_its_signals(daemon_factory):
+    daemon = daemon_factory(env={"REACTORHUB_LWS_EVENT_LOOP": "libuv"})
     maps = pathlib.Path(f"/proc/{daemon.process.pid}/maps").read_text()
     assert "libwebsockets-evlib_uv.so" in maps and "libuv.so" in maps
     assert hello(daemon.url)["type"] == "hello"
@@ -47,7 +58,8 @@ def test_without_the_plugin_the_daemon_runs_on_poll_and_says_so(tmp_path):
     # /dev/null over the plugin, in this process's mount namespace only: lws cannot load it.
     script = f'mount --bind /dev/null {PLUGIN} && exec "$0" --config "$1" --port 0'
     process = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh", "-c", script, str(BINARY), str(config)],
-                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env={**os.environ, "REACTORHUB_LWS_EVENT_LOOP": "libuv"})
     try:
         line = process.stdout.readline().decode().strip()
         assert line.startswith("listening on http://127.0.0.1:"), line

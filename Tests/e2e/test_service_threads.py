@@ -57,7 +57,8 @@ def test_a_process_pinned_to_one_core_serves_on_one_thread(tmp_path, monkeypatch
         assert process.wait(60) == 0
 
 
-def test_four_threads_share_the_sockets_and_every_client_converges(daemon_factory):
+def test_four_threads_share_the_sockets_and_every_client_converges(daemon_factory, monkeypatch):
+    monkeypatch.delenv("REACTORHUB_SERVER_THREADS", raising=False)
     daemon = daemon_factory(base_config(server={"threads": 4}))
     assert wait_for(lambda: service_threads(daemon.process.pid) == expected_names(4), timeout=60)
     address = "doc/threads"
