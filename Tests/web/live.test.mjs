@@ -246,6 +246,10 @@ function liveTests() {
     c.hub.close(); // back to two: listed again, b joins afresh for the whole map
     await until(() => hb.presenceCount === null && hb.others.length === 1, 'the entries again');
     assert.deepEqual(hb.others, [{ session: sa, user: null, state: { editing: 'item-1' } }]);
+    // The join afresh answered before a leaves: with several service threads a's close and
+    // b's join are served at once, and a snapshot taken after the leave would be heard last.
+    await until(() => heard.filter(([cause]) => cause === 'snapshot').length === 2, 'b joined afresh');
+    assert.deepEqual(heard.at(-1), ['snapshot', [sa]]);
 
     a.hub.close();
     await until(() => hb.others.length === 0, 'a leaves b\'s view');
