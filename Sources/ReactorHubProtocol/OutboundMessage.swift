@@ -31,6 +31,9 @@ public final class OutboundMessage: @unchecked Sendable {
     private let compressedForm = AtomicLazyReference<OutboundMessage>()
     /// The bytes of the frame header written in front of the payload (0: not yet).
     private let headerBytes = Mutex<Int>(0)
+    /// `headerBytes` once written (0 before): every send after the first reads it without
+    /// the lock (each subscriber's write of a broadcast, on every service thread).
+    private let framedHeader = Atomic<Int>(0)
 
     /// Copies `bytes` (UTF-8 JSON text) into a new message.
     public convenience init(_ bytes: some Collection<UInt8>, headroom: Int = OutboundMessage.standardHeadroom, label: MessageLabel = .reply) {
@@ -85,10 +88,13 @@ public final class OutboundMessage: @unchecked Sendable {
     /// the first writer only; every writer, on any thread, gets the header's size and may
     /// then send the header and payload from `payloadPointer - size`.
     package func framed(_ write: (UnsafeMutablePointer<UInt8>) -> Int) -> Int {
-        headerBytes.withLock { written in
+        let known = framedHeader.load(ordering: .acquiring)
+        if known > 0 { return known }
+        return headerBytes.withLock { written in
             if written == 0 {
                 written = write(payloadPointer)
                 precondition(written > 0 && written <= headroom, "a frame header must fit the headroom")
+                framedHeader.store(written, ordering: .releasing)
             }
             return written
         }

@@ -123,6 +123,16 @@ func startedServer(
     return (server, try server.start(handler: handler), handler)
 }
 
+/// Queues `count` messages of about 100 bytes for `id` until its socket is full (the
+/// client reads nothing): returns once the server reported it choked.
+func fillUntilChoked(_ handler: RecordingHandler, _ id: ConnectionID, count: Int = 40_000) async -> Bool {
+    let chunk = String(repeating: "z", count: 100)
+    for index in 0..<count {
+        handler.send(OutboundMessage(text: "\(index):" + chunk), to: id)
+    }
+    return await handler.waitUntil { $0.chokes > 0 }
+}
+
 /// Reads `count` texts from each of `clients` at once; the texts of each, in client order.
 func receiveAll(_ count: Int, from clients: [WebSocketTestClient], timeout: Double = 60) async throws -> [[String]] {
     try await withThrowingTaskGroup(of: (Int, [String]).self) { group in
