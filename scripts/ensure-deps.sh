@@ -34,7 +34,7 @@ as_root() {
 
 apt_packages=(libwebsockets-dev libwebsockets-evlib-uv libuv1-dev libssl-dev libhiredis-dev pkg-config)
 case "$mode" in
-  test) apt_packages+=(chromium chromium-driver nodejs libsqlite3-dev sqlite3 redis-server redis-sentinel haproxy openssl curl jq python3-venv
+  test) apt_packages+=(chromium chromium-driver nodejs libsqlite3-dev sqlite3 redis-server redis-sentinel haproxy openssl curl jq python3-venv strace
                       node-react node-react-dom node-react-test-renderer node-csstype node-prop-types node-typescript esbuild) ;;
   bench) apt_packages+=(libwebsockets-test-server node-ws nodejs libsqlite3-dev) ;;
   run) apt_packages+=(libsqlite3-dev) ;;

@@ -5,6 +5,7 @@
 #include <elf.h>
 #include <link.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -93,15 +94,16 @@ static int write_slot(void **slot, void *value, const struct loaded_object *obje
 }
 
 static int patch_relocations(const ElfW(Rela) *relocations, size_t bytes, const ElfW(Sym) *symbols,
-                             const char *names, const struct loaded_object *object, int *patched) {
+                             const char *names, const struct loaded_object *object, const char *name,
+                             void *replacement, int *patched) {
     size_t count = bytes / sizeof(ElfW(Rela));
     for (size_t index = 0; index < count; index++) {
         size_t symbol = ELF64_R_SYM(relocations[index].r_info);
-        if (symbol == 0 || strcmp(names + symbols[symbol].st_name, "recv") != 0) {
+        if (symbol == 0 || strcmp(names + symbols[symbol].st_name, name) != 0) {
             continue;
         }
         void **slot = (void **)(object->base + relocations[index].r_offset);
-        if (write_slot(slot, (void *)tapped_recv, object) != 0) {
+        if (write_slot(slot, replacement, object) != 0) {
             return -2;
         }
         *patched += 1;
@@ -109,10 +111,13 @@ static int patch_relocations(const ElfW(Rela) *relocations, size_t bytes, const 
     return 0;
 }
 
-int rh_receive_tap_install(const char *anchor_symbol, rh_receive_tap_fn tap) {
+/// Points the imports of `name` by the shared object that defines `anchor_symbol` at
+/// `replacement`; `before` runs once the object is found, before any slot is written (the
+/// first redirected call may come at once). 0 on success, -1 when the object or the import
+/// is not found, -2 when a slot could not be written.
+static int redirect_import(const char *anchor_symbol, const char *name, void *replacement, void (*before)(void)) {
     void *anchor = dlsym(RTLD_DEFAULT, anchor_symbol);
-    void *resolved_recv = dlsym(RTLD_DEFAULT, "recv");
-    if (anchor == NULL || resolved_recv == NULL) {
+    if (anchor == NULL) {
         return -1;
     }
     struct loaded_object object = {.address = (uintptr_t)anchor};
@@ -140,26 +145,113 @@ int rh_receive_tap_install(const char *anchor_symbol, rh_receive_tap_fn tap) {
     if (symbols == NULL || names == NULL) {
         return -1;
     }
-    // Set before any slot points at the tap: the first tapped call may come at once.
-    __atomic_store_n(&original_recv, (recv_fn)resolved_recv, __ATOMIC_RELEASE);
-    __atomic_store_n(&tap_function, tap, __ATOMIC_RELEASE);
+    before();
     int patched = 0;
-    if (plt != NULL && patch_relocations(plt, plt_bytes, symbols, names, &object, &patched) != 0) {
+    if (plt != NULL && patch_relocations(plt, plt_bytes, symbols, names, &object, name, replacement, &patched) != 0) {
         return -2;
     }
-    if (data != NULL && patch_relocations(data, data_bytes, symbols, names, &object, &patched) != 0) {
+    if (data != NULL && patch_relocations(data, data_bytes, symbols, names, &object, name, replacement, &patched) != 0) {
         return -2;
     }
     return patched > 0 ? 0 : -1;
 }
 
+static rh_receive_tap_fn pending_tap;
+
+static void publish_tap(void) {
+    __atomic_store_n(&original_recv, (recv_fn)dlsym(RTLD_DEFAULT, "recv"), __ATOMIC_RELEASE);
+    __atomic_store_n(&tap_function, pending_tap, __ATOMIC_RELEASE);
+}
+
+int rh_receive_tap_install(const char *anchor_symbol, rh_receive_tap_fn tap) {
+    if (dlsym(RTLD_DEFAULT, "recv") == NULL) {
+        return -1;
+    }
+    pending_tap = tap;
+    return redirect_import(anchor_symbol, "recv", (void *)tapped_recv, publish_tap);
+}
+
+// The close guard.
+
+typedef int (*close_fn)(int);
+
+static close_fn original_close;
+
+/// The descriptors the library closed on this thread since `rh_close_guard_begin`, while
+/// the guard is up (`fds` is NULL when it is down).
+static __thread struct {
+    int *fds;
+    size_t count;
+    size_t capacity;
+} guarded;
+
+static int guarded_close(int fd) {
+    close_fn original = __atomic_load_n(&original_close, __ATOMIC_ACQUIRE);
+    if (guarded.fds != NULL) {
+        for (size_t index = 0; index < guarded.count; index++) {
+            if (guarded.fds[index] == fd) {
+                return 0;
+            }
+        }
+        if (guarded.count == guarded.capacity) {
+            size_t capacity = guarded.capacity * 2;
+            int *grown = realloc(guarded.fds, capacity * sizeof(int));
+            if (grown != NULL) {
+                guarded.fds = grown;
+                guarded.capacity = capacity;
+            }
+        }
+        if (guarded.count < guarded.capacity) {
+            guarded.fds[guarded.count++] = fd;
+        }
+    }
+    return (original != NULL ? original : close)(fd);
+}
+
+static void publish_close(void) {
+    __atomic_store_n(&original_close, (close_fn)dlsym(RTLD_DEFAULT, "close"), __ATOMIC_RELEASE);
+}
+
+int rh_close_guard_install(const char *anchor_symbol) {
+    if (dlsym(RTLD_DEFAULT, "close") == NULL) {
+        return -1;
+    }
+    return redirect_import(anchor_symbol, "close", (void *)guarded_close, publish_close);
+}
+
 #else
 
-// 32-bit targets use Elf32_Rel relocations, which this file does not read: no tap.
+// 32-bit targets use Elf32_Rel relocations, which this file does not read: no tap, no guard.
 int rh_receive_tap_install(const char *anchor_symbol, rh_receive_tap_fn tap) {
     (void)anchor_symbol;
     (void)tap;
     return -1;
 }
 
+int rh_close_guard_install(const char *anchor_symbol) {
+    (void)anchor_symbol;
+    return -1;
+}
+
+static __thread struct {
+    int *fds;
+    size_t count;
+    size_t capacity;
+} guarded;
+
 #endif
+
+void rh_close_guard_begin(void) {
+    if (guarded.fds == NULL) {
+        guarded.fds = malloc(64 * sizeof(int));
+        guarded.count = 0;
+        guarded.capacity = guarded.fds != NULL ? 64 : 0;
+    }
+}
+
+void rh_close_guard_end(void) {
+    free(guarded.fds);
+    guarded.fds = NULL;
+    guarded.count = 0;
+    guarded.capacity = 0;
+}

@@ -88,6 +88,12 @@ public enum LWS {
         _ = lws_callback_on_writable(wsi)
     }
 
+    /// Whether lws holds back part of the last write until the socket takes it
+    /// (`lws_partial_buffered`): no system call, unlike `sendPipeChoked`.
+    public static func partialBuffered(_ wsi: OpaquePointer) -> Bool {
+        lws_partial_buffered(wsi) != 0
+    }
+
     /// Whether the socket is full (`lws_send_pipe_choked`).
     public static func sendPipeChoked(_ wsi: OpaquePointer) -> Bool {
         lws_send_pipe_choked(wsi) != 0

@@ -39,6 +39,9 @@ final class Connection {
         set { if newValue != nil || closing != nil { closingState.sentClose = newValue } }
     }
     var writableRequested = false
+    /// A write made outside the writable callback (`ServerCore.writeNow`) failed: the
+    /// connection is closed from its next writable callback.
+    var writeFailed = false
     /// When the peer was last heard (`Keepalive.now()`): any byte through the receive tap,
     /// else a piece of a message or a pong lws reports.
     var lastHeard = Keepalive.now()

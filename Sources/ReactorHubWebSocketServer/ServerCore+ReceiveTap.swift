@@ -108,14 +108,16 @@ extension ServerCore {
     /// socket is full, or a write failed), nil otherwise.
     func writeControlFrames(_ connection: Connection) -> Int32? {
         guard connection.closeToSend == nil else { return nil }
+        var wrote = connection.pingOwed
         guard writePing(connection) else { return -1 }
         for payload in connection.frames.takePongs() {
+            wrote = true
             let pong = OutboundMessage(payload, headroom: LWSHeadroom.bytes)
             if LWS.writePong(connection.wsi, pong.payloadPointer, pong.count) < 0 {
                 return -1
             }
         }
-        if LWS.sendPipeChoked(connection.wsi) {
+        if wrote, LWS.sendPipeChoked(connection.wsi) {
             requestWritable(connection)
             return 0
         }

@@ -104,6 +104,7 @@ extension ServerCore {
     /// if output still waits.
     func writable(_ connection: Connection) -> Int32 {
         connection.writableRequested = false
+        if connection.writeFailed { return -1 }
         if let result = writeControlFrames(connection) { return result }
         if connection.echo != nil { return writeEchoes(connection) }
         // Small messages taken from the queue wait in `held` (one, written from its own
@@ -152,6 +153,28 @@ extension ServerCore {
         }
     }
 
+    /// Writes what waits for `connection` from the inbox (service thread), without asking
+    /// lws for a writable callback first, when nothing stands in the way: no callback is
+    /// already asked for (a full socket), no close is under way, and it is not an echo. The
+    /// socket is nearly always writable, and waiting for lws to say so cost a pass of its
+    /// loop per message (poll(2): a scan of every descriptor) and, on libuv, two `epoll_ctl`
+    /// pairs (lws turns POLLOUT on, then off). What the socket does not take goes to lws'
+    /// buffer, which asks for the callback itself; `writable` asks again when the socket is
+    /// full. A write that fails closes the connection from its next writable callback.
+    func writeNow(_ connection: Connection) {
+        guard !connection.writableRequested, connection.echo == nil, connection.pendingClose == nil,
+              connection.closeToSend == nil, connection.sentClose == nil, connection.peerClose == nil,
+              connection.droppedFor == nil
+        else {
+            requestWritable(connection)
+            return
+        }
+        if writable(connection) < 0 {
+            connection.writeFailed = true
+            requestWritable(connection)
+        }
+    }
+
     /// Writes what `writable` holds back: one message as it is, or the batch of several.
     private func flush(_ connection: Connection, _ held: inout WireFrame?) -> Bool {
         if let message = held {
@@ -183,9 +206,12 @@ extension ServerCore {
         return true
     }
 
-    /// Whether the socket is full (one poll, no wait); if so, asks to be called again.
+    /// Whether the socket is full, as the last write found it (lws kept part of it back);
+    /// if so, asks to be called again. A socket that filled up exactly at the last write is
+    /// found by the next one, which lws then keeps back whole: one `poll(2)` per message
+    /// (`lws_send_pipe_choked`) cost more than that rare copy.
     private func choked(_ connection: Connection) -> Bool {
-        guard LWS.sendPipeChoked(connection.wsi) else { return false }
+        guard LWS.partialBuffered(connection.wsi) else { return false }
         requestWritable(connection)
         handler.connectionChoked(connection.id)
         return true

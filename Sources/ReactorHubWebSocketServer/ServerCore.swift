@@ -100,7 +100,7 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
 
     deinit {
         if let context {
-            lws.destroy(context)
+            _ = CloseGuard.destroying { lws.destroy(context) }
         }
     }
 
@@ -140,15 +140,18 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
             options.servesAdoptedSockets = true
         }
         options.serverString = configuration.serverName
-        // lws' own poll(2) loop unless REACTORHUB_LWS_EVENT_LOOP=libuv asks for libuv (epoll:
-        // a wake-up costs what is ready, not what is open; BENCHMARKS.md, "lws on libuv").
-        // Not the default: Debian's lws 4.1.6 on libuv closes descriptors twice when a
-        // context is destroyed (strace: `close(16) = 0` then `close(16) = -1 EBADF`, the
-        // event pipe), and a descriptor number another thread has just reused would be
-        // closed under it (a test client's socket was, in a fresh-clone run).
+        // lws on libuv (epoll: a wake-up costs what is ready, not what is open; BENCHMARKS.md,
+        // "lws on libuv") unless REACTORHUB_LWS_EVENT_LOOP=poll asks for lws' own poll(2)
+        // loop. lws 4.1.6 on libuv closes each thread's event pipe twice when the context is
+        // destroyed: `CloseGuard` keeps the second close from reaching a reused number.
         options.flags = [.validateUTF8, .securityHeaders]
-        if ProcessInfo.processInfo.environment["REACTORHUB_LWS_EVENT_LOOP"] == "libuv" {
+        switch ProcessInfo.processInfo.environment["REACTORHUB_LWS_EVENT_LOOP"] {
+        case nil, "", "libuv":
             options.flags.insert(.libuv)
+        case "poll":
+            break
+        case let other?:
+            throw TransportError(.invalidConfiguration, "REACTORHUB_LWS_EVENT_LOOP must be libuv or poll, not \"\(other)\"")
         }
         if let tls = configuration.tls {
             options.flags.insert(.sslGlobalInit)
@@ -256,7 +259,7 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
             shared.sockets.withLock { $0.cancel(address) }
         }
         if let context {
-            if !lws.destroy(context) {
+            if !CloseGuard.destroying({ lws.destroy(context) }) {
                 logger.warning("libwebsockets left libuv handles open at shutdown; its context and loop were not freed")
             }
             self.context = nil
@@ -325,10 +328,11 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
         }
     }
 
-    /// Asks for the writable callback of `id`, a WebSocket or an event stream, if still open.
+    /// Writes what waits for `id` at once if it is a WebSocket that can take it
+    /// (`writeNow`), else asks for its writable callback; an event stream gets the callback.
     private func outputReady(_ id: ConnectionID) {
         if let connection = connections[id] {
-            requestWritable(connection)
+            writeNow(connection)
         } else if let stream = streams[id] {
             requestWritable(stream)
         }

@@ -31,4 +31,21 @@ void rh_receive_tap_set_thread_context(void *context);
 /// recv(2) as the library would have called it without the tap.
 ssize_t rh_receive_tap_original(int fd, void *buffer, size_t length, int flags);
 
+/// A guard on the close(2) calls of the shared object that defines `anchor_symbol`
+/// (libwebsockets), installed once per process like the tap. While it is up on a thread
+/// (`rh_close_guard_begin` to `rh_close_guard_end`), a descriptor the library closes there
+/// a second time is not closed again: lws 4.1.6 on libuv closes its event pipe when a
+/// context is destroyed and once more from libuv's close callback, and the number may
+/// belong to another thread's new descriptor by then. Calls on other threads, and on this
+/// one outside the guard, pass straight through.
+/// Returns 0 on success; -1 when the object or its close import is not found, -2 when its
+/// GOT could not be written.
+int rh_close_guard_install(const char *anchor_symbol);
+
+/// Raises the guard on the calling thread (it remembers what the library closes from now).
+void rh_close_guard_begin(void);
+
+/// Lowers the guard on the calling thread and forgets what it remembered.
+void rh_close_guard_end(void);
+
 #endif

@@ -41,3 +41,22 @@ private let tapEntry: rh_receive_tap_fn = { context, fd, buffer, length, flags i
     let core = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue()
     return core.tappedReceive(fd, into: UnsafeMutableRawBufferPointer(start: buffer, count: length), flags: flags)
 }
+
+/// The process's guard on libwebsockets' close(2) calls while a context is destroyed (the
+/// C module `CReceiveTap`): lws 4.1.6 on libuv closes each service thread's event pipe in
+/// `lws_context_destroy` and again from libuv's close callback (strace: `close(16) = 0`,
+/// then `close(16) = -1 EBADF`). Between the two, another thread may have been given that
+/// number for a socket or a file of its own, which the second close would take from it.
+/// The guard lets lws close a number once per destruction.
+enum CloseGuard {
+    /// Whether libwebsockets' close import is redirected; installed on first use.
+    static let isInstalled: Bool = rh_close_guard_install("lws_create_context") == 0
+
+    /// Runs `body` (a context's destruction, on the calling thread) with the guard up.
+    static func destroying<Result>(_ body: () -> Result) -> Result {
+        guard isInstalled else { return body() }
+        rh_close_guard_begin()
+        defer { rh_close_guard_end() }
+        return body()
+    }
+}
