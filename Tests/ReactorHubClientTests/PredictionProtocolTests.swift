@@ -180,7 +180,9 @@ import Testing
         first.drop()
         #expect(await eventually { if case .reconnecting = hub.status { true } else { false } })
 
+        // One after the other: two `async let`s start in either order.
         async let one = untyped.dispatch("increase")
+        #expect(await eventually { untyped.pendingCount == 1 })
         async let two = untyped.dispatch("decrease")
         #expect(await eventually { untyped.pendingCount == 2 })
         #expect(untyped.state["value"] == 2)

@@ -6,6 +6,7 @@ poll, and any other value is refused. lws 4.1.6 on libuv closes each service thr
 pipe twice when its context is destroyed; the daemon's close guard keeps the second close
 from happening (traced here with strace)."""
 
+import contextlib
 import json
 import os
 import pathlib
@@ -60,6 +61,22 @@ def test_an_unknown_event_loop_is_refused_by_name(tmp_path):
     assert b'REACTORHUB_LWS_EVENT_LOOP must be libuv or poll, not "epoll"' in result.stderr, result.stderr
 
 
+@contextlib.contextmanager
+def wrapped_daemon(command: list[str], env: dict):
+    """A daemon started under another program (`command` ends with the daemon and its
+    arguments): yields the process and the port it listens on; kills it if still running."""
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env={**os.environ, **env})
+    try:
+        line = process.stdout.readline().decode().strip()
+        assert line.startswith("listening on http://127.0.0.1:"), line
+        yield process, int(line.rsplit(":", 1)[1])
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
 def strace_works() -> bool:
     if shutil.which("strace") is None:
         return False
@@ -75,24 +92,14 @@ def test_the_stop_closes_no_descriptor_twice(tmp_path):
     config = tmp_path / "c.json"
     config.write_text(json.dumps({**base_config(), "persistence": {"kind": "memory"}}))
     trace = tmp_path / "close.trace"
-    process = subprocess.Popen(["strace", "-f", "-qq", "-e", "trace=close", "-o", str(trace),
-                                str(BINARY), "--config", str(config), "--port", "0"],
-                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env={**os.environ, "REACTORHUB_SERVER_THREADS": "3", "REACTORHUB_LWS_EVENT_LOOP": "libuv"})
-    try:
-        line = process.stdout.readline().decode().strip()
-        assert line.startswith("listening on http://127.0.0.1:"), line
-        port = int(line.rsplit(":", 1)[1])
+    command = ["strace", "-f", "-qq", "-e", "trace=close", "-o", str(trace), str(BINARY), "--config", str(config), "--port", "0"]
+    with wrapped_daemon(command, {"REACTORHUB_SERVER_THREADS": "3", "REACTORHUB_LWS_EVENT_LOOP": "libuv"}) as (process, port):
         for _ in range(3):  # one connection on each thread, closed by the client
             assert hello(f"ws://127.0.0.1:{port}/ws")["type"] == "hello"
         children = pathlib.Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
         assert len(children) == 1, children
         os.kill(int(children[0]), signal.SIGTERM)
         assert process.wait(timeout=60) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
     log = process.stderr.read().decode()
     assert "threads=3" in log and FALLBACK not in log, log
     closes = [entry for entry in trace.read_text().splitlines() if " close(" in entry or entry.startswith("close(")]
@@ -108,21 +115,12 @@ def test_without_the_plugin_the_daemon_runs_on_poll_and_says_so(tmp_path):
     config.write_text(json.dumps({**base_config(), "persistence": {"kind": "memory"}}))
     # /dev/null over the plugin, in this process's mount namespace only: lws cannot load it.
     script = f'mount --bind /dev/null {PLUGIN} && exec "$0" --config "$1" --port 0'
-    process = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh", "-c", script, str(BINARY), str(config)],
-                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env={**os.environ, "REACTORHUB_LWS_EVENT_LOOP": "libuv"})
-    try:
-        line = process.stdout.readline().decode().strip()
-        assert line.startswith("listening on http://127.0.0.1:"), line
-        port = int(line.rsplit(":", 1)[1])
+    command = ["unshare", "-m", "--propagation", "private", "sh", "-c", script, str(BINARY), str(config)]
+    with wrapped_daemon(command, {"REACTORHUB_LWS_EVENT_LOOP": "libuv"}) as (process, port):
         assert hello(f"ws://127.0.0.1:{port}/ws")["type"] == "hello"
         maps = pathlib.Path(f"/proc/{process.pid}/maps").read_text()
         assert "libwebsockets-evlib_uv.so" not in maps
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=60) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
     log = process.stderr.read().decode()
     assert FALLBACK in log and "libwebsockets-evlib-uv" in log, log
