@@ -123,6 +123,9 @@ extension ServerCore {
                 if let close = connection.closeToSend {
                     return closeNow(connection, code: close.code, reason: close.reason)
                 }
+                // The socket filled up on the last write: what comes next waits in the
+                // outbox (where the slow-reader policy sees it), not in lws' buffer.
+                _ = choked(connection)
                 return 0
             }
             let message = wireFrame(next, on: connection)
@@ -155,16 +158,18 @@ extension ServerCore {
 
     /// Writes what waits for `connection` from the inbox (service thread), without asking
     /// lws for a writable callback first, when nothing stands in the way: no callback is
-    /// already asked for (a full socket), no close is under way, and it is not an echo. The
-    /// socket is nearly always writable, and waiting for lws to say so cost a pass of its
-    /// loop per message (poll(2): a scan of every descriptor) and, on libuv, two `epoll_ctl`
-    /// pairs (lws turns POLLOUT on, then off). What the socket does not take goes to lws'
-    /// buffer, which asks for the callback itself; `writable` asks again when the socket is
-    /// full. A write that fails closes the connection from its next writable callback.
+    /// already asked for and lws holds nothing back (the socket is not full), no close is
+    /// under way, and it is not an echo. The socket is nearly always writable, and waiting
+    /// for lws to say so cost a pass of its loop per message (poll(2): a scan of every
+    /// descriptor) and, on libuv, two `epoll_ctl` pairs (lws turns POLLOUT on, then off).
+    /// When lws keeps part of a write back, `writable` stops and asks for the callback, and
+    /// the outbox is told the socket is full: what comes next waits there, under the
+    /// slow-reader policy. A write that fails closes the connection from its next writable
+    /// callback.
     func writeNow(_ connection: Connection) {
-        guard !connection.writableRequested, connection.echo == nil, connection.pendingClose == nil,
-              connection.closeToSend == nil, connection.sentClose == nil, connection.peerClose == nil,
-              connection.droppedFor == nil
+        guard !connection.writableRequested, !LWS.partialBuffered(connection.wsi), connection.echo == nil,
+              connection.pendingClose == nil, connection.closeToSend == nil, connection.sentClose == nil,
+              connection.peerClose == nil, connection.droppedFor == nil
         else {
             requestWritable(connection)
             return

@@ -60,6 +60,44 @@ struct LifecycleTests {
         }
     }
 
+    /// Messages queued one at a time for a peer that reads nothing: once its socket is
+    /// full the server says so, and later messages stay with the handler. The server writes
+    /// from its inbox without waiting for a writable callback, but not while lws holds part
+    /// of a write back, so the backlog is where the slow-reader policy sees it (a first
+    /// version moved each message into lws' own buffer, without bound, and never reported
+    /// the socket full: no 1013 came for a flooding reader that read nothing).
+    @Test func aSocketFilledOneMessageAtATimeIsReportedFullAndKeepsTheRestQueued() async throws {
+        try await withServer(echo: false, configure: { $0.pingIntervalSeconds = 600; $0.pingTimeoutSeconds = 1200 }) { server, port, handler in
+            let silent = try await WebSocketTestClient.connect(port: port, receiveBuffer: 4096)
+            let barrier = try await WebSocketTestClient.connect(port: port)
+            #expect(await handler.waitUntil { $0.opened.count == 2 })
+            let ids = handler.opened.map(\.id)
+            let (id, barrierID) = (ids[0], ids[1])
+            let chunk = String(repeating: "y", count: 1900)
+            // One message per wake-up: the service thread's inbox is first in, first out, so
+            // once the other connection has its message, the one before it was served.
+            func sendOne(_ text: String) async throws {
+                handler.send(OutboundMessage(text: text), to: id)
+                handler.send(OutboundMessage(text: "barrier"), to: barrierID)
+                #expect(try await barrier.receiveText() == "barrier")
+            }
+            var sent = 0
+            while handler.chokes == 0 && sent < 10_000 {   // 19 MB: past any socket buffer here
+                try await sendOne("\(sent): " + chunk)
+                sent += 1
+            }
+            #expect(handler.chokes > 0)
+            let before = try #require(handler.queuedBytes(of: id))
+            for index in 0..<200 {
+                try await sendOne("late \(index): " + chunk)
+            }
+            let after = try #require(handler.queuedBytes(of: id))
+            // At most one message more may have left (the kernel's buffers may still grow).
+            #expect(after >= before + 199 * 1900)
+            _ = silent
+        }
+    }
+
     /// A close that drops the output (1013 for a reader too slow to keep its replies) on
     /// a peer that reads nothing: its socket is full, so the close frame never finds room.
     /// The socket is dropped after `closeFrameTimeoutSeconds`, reported with the code
