@@ -35,6 +35,11 @@ extension CommandLineOptions {
             let what = key.flag.map { "as \($0.name)" } ?? key.doc
             help.option(variable, "\(key.name), \(what)\(section)")
         }
+        help.option(
+            "REACTORHUB_LWS_EVENT_LOOP",
+            "where libwebsockets waits: libuv (the default; epoll) or poll (its own poll(2) loop); "
+                + "no configuration key (docs/operations.md, \"Service threads\")"
+        )
         help.line()
         help.line("token: prints a token signed with the configuration's auth.hs256Secret")
         tokenOptions(&help)

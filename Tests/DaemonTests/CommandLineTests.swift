@@ -105,7 +105,7 @@ struct CommandLineTests {
             "REACTORHUB_HOST", "REACTORHUB_PORT", "REACTORHUB_LOG_LEVEL", "REACTORHUB_PERSISTENCE_PATH",
             "REACTORHUB_AUTH_SECRET", "REACTORHUB_CLUSTER_REDIS", "REACTORHUB_NODE_ID", "REACTORHUB_SERVER_THREADS",
         ])
-        for item in flags + variables + ["--config FILE", "--print-config", "--help", "--version", "token --sub SUB", "--ttl DURATION"] {
+        for item in flags + variables + ["REACTORHUB_LWS_EVENT_LOOP", "--config FILE", "--print-config", "--help", "--version", "token --sub SUB", "--ttl DURATION"] {
             #expect(usage.contains(item), "\(item) missing from --help")
         }
         #expect(usage.split(separator: "\n").allSatisfy { $0.count <= 100 })
