@@ -200,11 +200,21 @@ async def min_replicas_one(topology, nodes, prefix):
     await until(lambda: int(info(old.port, "replication").get("slave_repl_offset", 0)) >= written,
                 "the switchover's candidate holds every write acked so far")
 
-    async def switch_over(_master):
-        # Until the sentinel has seen the comeback replica synced (it asks replicas every second).
-        while isinstance(reply := resp(topology.sentinels[0].port, "SENTINEL", "FAILOVER", MASTER_NAME), RuntimeError):
-            assert "NOGOODSLAVE" in str(reply) or "INPROG" in str(reply), reply
-            await asyncio.sleep(0.1)
+    async def switch_over(master):
+        asked = topology.sentinels[0]
+        # Sentinel may abort a switchover it was asked for, and does not try it again: seen
+        # here as -failover-abort-slave-timeout, another sentinel having turned the candidate
+        # back into a replica (+convert-to-slave) before the leader announced it. So the
+        # switchover is asked for again until the sentinel names another master.
+        while asked.master() == master.address:
+            # Until the sentinel has seen the comeback replica synced (it asks replicas every
+            # second), and while a switchover is under way.
+            while isinstance(reply := resp(asked.port, "SENTINEL", "FAILOVER", MASTER_NAME), RuntimeError):
+                assert "NOGOODSLAVE" in str(reply) or "INPROG" in str(reply), reply
+                await asyncio.sleep(0.1)
+            deadline = time.monotonic() + 3 * asked.failover_timeout_ms / 1000
+            while asked.master() == master.address and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
     try:
         switched = await failover_under_writers(topology, nodes, address, observers, switch_over, "s")
     finally:
