@@ -35,6 +35,14 @@ void rh_receive_tap_set_thread_context(void *context) {
     thread_context = context;
 }
 
+/// The descriptors the library closed on this thread since `rh_close_guard_begin`, while
+/// the guard is up (`fds` is NULL when it is down).
+static __thread struct {
+    int *fds;
+    size_t count;
+    size_t capacity;
+} guarded;
+
 #if __SIZEOF_POINTER__ == 8
 
 /// The loaded object that contains an address, with its dynamic section and RELRO range.
@@ -112,10 +120,10 @@ static int patch_relocations(const ElfW(Rela) *relocations, size_t bytes, const 
 }
 
 /// Points the imports of `name` by the shared object that defines `anchor_symbol` at
-/// `replacement`; `before` runs once the object is found, before any slot is written (the
-/// first redirected call may come at once). 0 on success, -1 when the object or the import
-/// is not found, -2 when a slot could not be written.
-static int redirect_import(const char *anchor_symbol, const char *name, void *replacement, void (*before)(void)) {
+/// `replacement` (what it calls must be set before: the first redirected call may come at
+/// once). 0 on success, -1 when the object or the import is not found, -2 when a slot could
+/// not be written.
+static int redirect_import(const char *anchor_symbol, const char *name, void *replacement) {
     void *anchor = dlsym(RTLD_DEFAULT, anchor_symbol);
     if (anchor == NULL) {
         return -1;
@@ -145,7 +153,6 @@ static int redirect_import(const char *anchor_symbol, const char *name, void *re
     if (symbols == NULL || names == NULL) {
         return -1;
     }
-    before();
     int patched = 0;
     if (plt != NULL && patch_relocations(plt, plt_bytes, symbols, names, &object, name, replacement, &patched) != 0) {
         return -2;
@@ -156,19 +163,14 @@ static int redirect_import(const char *anchor_symbol, const char *name, void *re
     return patched > 0 ? 0 : -1;
 }
 
-static rh_receive_tap_fn pending_tap;
-
-static void publish_tap(void) {
-    __atomic_store_n(&original_recv, (recv_fn)dlsym(RTLD_DEFAULT, "recv"), __ATOMIC_RELEASE);
-    __atomic_store_n(&tap_function, pending_tap, __ATOMIC_RELEASE);
-}
-
 int rh_receive_tap_install(const char *anchor_symbol, rh_receive_tap_fn tap) {
-    if (dlsym(RTLD_DEFAULT, "recv") == NULL) {
+    recv_fn resolved = (recv_fn)dlsym(RTLD_DEFAULT, "recv");
+    if (resolved == NULL) {
         return -1;
     }
-    pending_tap = tap;
-    return redirect_import(anchor_symbol, "recv", (void *)tapped_recv, publish_tap);
+    __atomic_store_n(&original_recv, resolved, __ATOMIC_RELEASE);
+    __atomic_store_n(&tap_function, tap, __ATOMIC_RELEASE);
+    return redirect_import(anchor_symbol, "recv", (void *)tapped_recv);
 }
 
 // The close guard.
@@ -176,14 +178,6 @@ int rh_receive_tap_install(const char *anchor_symbol, rh_receive_tap_fn tap) {
 typedef int (*close_fn)(int);
 
 static close_fn original_close;
-
-/// The descriptors the library closed on this thread since `rh_close_guard_begin`, while
-/// the guard is up (`fds` is NULL when it is down).
-static __thread struct {
-    int *fds;
-    size_t count;
-    size_t capacity;
-} guarded;
 
 static int guarded_close(int fd) {
     close_fn original = __atomic_load_n(&original_close, __ATOMIC_ACQUIRE);
@@ -208,15 +202,13 @@ static int guarded_close(int fd) {
     return (original != NULL ? original : close)(fd);
 }
 
-static void publish_close(void) {
-    __atomic_store_n(&original_close, (close_fn)dlsym(RTLD_DEFAULT, "close"), __ATOMIC_RELEASE);
-}
-
 int rh_close_guard_install(const char *anchor_symbol) {
-    if (dlsym(RTLD_DEFAULT, "close") == NULL) {
+    close_fn resolved = (close_fn)dlsym(RTLD_DEFAULT, "close");
+    if (resolved == NULL) {
         return -1;
     }
-    return redirect_import(anchor_symbol, "close", (void *)guarded_close, publish_close);
+    __atomic_store_n(&original_close, resolved, __ATOMIC_RELEASE);
+    return redirect_import(anchor_symbol, "close", (void *)guarded_close);
 }
 
 #else
@@ -232,12 +224,6 @@ int rh_close_guard_install(const char *anchor_symbol) {
     (void)anchor_symbol;
     return -1;
 }
-
-static __thread struct {
-    int *fds;
-    size_t count;
-    size_t capacity;
-} guarded;
 
 #endif
 
