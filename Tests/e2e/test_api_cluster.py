@@ -6,8 +6,9 @@ import re
 import uuid
 
 from api_support import Api, EventStream, HookReceiver, call
-from cluster_support import cluster_factory, redis_server  # noqa: F401 (fixtures)
+from cluster_support import cluster_factory, continue_process, redis_server, stop_process  # noqa: F401 (fixtures)
 from conftest import wait_for
+from sentinel_support import clients, resp
 
 SECRET = "cluster-hook-secret"
 
@@ -73,6 +74,37 @@ def test_a_batch_on_one_node_reaches_instances_owned_by_the_other(cluster_factor
     finally:
         owner.close()
         other.close()
+
+
+def test_a_read_includes_what_was_acked_even_on_a_node_whose_channel_missed_it(cluster_factory):
+    # API.md: an action is answered once its mutations are applied, so a GET that follows
+    # the answer shows them, on whichever node. Node n1 holds a copy of the reactor; while
+    # it is stopped its pub/sub link is cut, and the owner applies and acks an action: the
+    # change's notice never reaches n1, whose link is rebuilt (and the log read again) only
+    # some time after it wakes. A GET right after it wakes must not answer the old state.
+    cluster = cluster_factory(count=2)
+    owner, reader = Api(cluster.nodes[0]), Api(cluster.nodes[1])
+    address = "todo/read-after-ack"
+    try:
+        owner.state(address)
+        first = reader.state(address)
+        assert (first.status, first.json["version"], first.json["state"]["items"]) == (200, 0, [])
+        stop_process(cluster.nodes[1])
+        try:
+            subscriber = [c["id"] for c in clients(cluster.redis.port) if c.get("name") == "reactorhub-n1-subscriber"]
+            assert len(subscriber) == 1, clients(cluster.redis.port)
+            assert resp(cluster.redis.port, "CLIENT", "KILL", "ID", subscriber[0]) == 1
+            acked = owner.act(address, {"type": "add", "title": "seen"})
+            assert (acked.status, acked.json["applied"]) == (200, 1)
+        finally:
+            continue_process(cluster.nodes[1])
+        read = reader.state(address)
+        assert (read.status, read.json["epoch"], read.json["version"]) == (200, acked.json["epoch"], 1)
+        assert [item["title"] for item in read.json["state"]["items"]] == ["seen"]
+        assert read.headers["etag"] == f'"{acked.json["epoch"]}:1"'
+    finally:
+        owner.close()
+        reader.close()
 
 
 def test_an_event_stream_on_one_node_follows_actions_sent_to_the_other(cluster_factory):

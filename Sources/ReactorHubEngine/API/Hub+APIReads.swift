@@ -2,7 +2,8 @@ import ReactorHubProtocol
 import ReactorHubJSON
 
 /// The API's reads (API.md): an instance's state, with its `ETag`, and the patches since a
-/// version. Each creates the instance like a join would, and answers once it is loaded.
+/// version. Each creates the instance like a join would, and answers once it is loaded and
+/// holds every change committed before the request (on any node: read after ack).
 extension Hub {
     /// `GET /api/v1/reactors/KIND/ID`: `{"reactor","epoch","version","state"}` with
     /// `ETag: "E:V"`; 304 when `If-None-Match` names that tag.
@@ -85,7 +86,7 @@ extension Hub {
         }
         forward(.visit { result in
             switch result {
-            case .success(let instance): respond(answer(instance))
+            case .success(let instance): instance.catchUp { respond(answer(instance)) }
             case .failure(let error): respond(APIError(error).response)
             }
         }, to: slot)

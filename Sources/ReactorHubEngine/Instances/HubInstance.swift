@@ -51,6 +51,10 @@ package protocol HubInstance: AnyObject, Sendable {
     var position: (epoch: String, version: Int) { get }
     /// The committed state (the HTTP API's `GET`).
     func read() -> InstanceReading
+    /// Runs `then` once this process's copy holds everything committed before the call
+    /// (at once on a single daemon; in a cluster, after the log was read from Redis): a
+    /// read that follows an answer given on any node includes what it acked.
+    func catchUp(then: @escaping @Sendable () -> Void)
     /// The patches after `since` that the history still holds (the HTTP API's `…/patches`).
     func missed(since: ClientMessage.ResumePoint) -> MissedPatches
     /// Whether this process owns the instance (always on a single daemon; in a cluster,
@@ -60,6 +64,7 @@ package protocol HubInstance: AnyObject, Sendable {
 
 extension HubInstance {
     package func evicted() {}
+    package func catchUp(then: @escaping @Sendable () -> Void) { then() }
     package var isOwner: Bool { true }
 }
 

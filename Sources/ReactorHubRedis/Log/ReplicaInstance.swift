@@ -213,6 +213,13 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
         view.retire()
     }
 
+    /// The view applies what it has queued, then reads the log from Redis after its last
+    /// entry (what is confirmed there: an answer given anywhere was confirmed first); a
+    /// gone instance, or one that stopped applying, runs `then` at once.
+    func catchUp(then: @escaping @Sendable () -> Void) {
+        guard started.load(ordering: .relaxed), events.yield(.repair(then)) else { return then() }
+    }
+
     func waitUntilIdle() async {
         if case .owner(let owner, let log) = role.withLock({ $0 }) {
             await owner.waitUntilIdle()
