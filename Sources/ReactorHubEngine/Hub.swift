@@ -187,11 +187,17 @@ public final class Hub: TransportHandler, Sendable {
     }
 
     public func nextOutput(for id: ConnectionID) -> OutboundMessage? {
-        let (message, resync) = delivery.next(for: id)
-        if !resync.isEmpty {
-            resynchronize(id, streams: resync)
+        takeOutput(for: id)?.message
+    }
+
+    public func takeOutput(for id: ConnectionID) -> (message: OutboundMessage, isLast: Bool)? {
+        let pulled = delivery.pull(for: id)
+        if !pulled.resync.isEmpty {
+            // The snapshots queue behind what was taken; pulling goes on to them.
+            resynchronize(id, streams: pulled.resync)
+            return pulled.message.map { ($0, false) }
         }
-        return message
+        return pulled.message.map { ($0, pulled.isLast) }
     }
 
     public func connectionChoked(_ id: ConnectionID) {

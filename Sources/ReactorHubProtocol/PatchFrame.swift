@@ -2,7 +2,10 @@ import ReactorHubJSON
 
 /// A `patch` message as it is sent, with what merging needs to know about it: its
 /// versions and where its operations are in the bytes (no copy of them is kept).
-package struct PatchFrame: Sendable {
+///
+/// A class: one frame is queued for every subscriber of its instance, and a reference is
+/// one word to copy and one count to keep, where the fields were 64 bytes and three.
+package final class PatchFrame: Sendable {
     /// The encoded message.
     package let message: OutboundMessage
     /// The version the patch leads to.

@@ -118,42 +118,49 @@ extension ServerCore {
                 guard flush(connection, &held) else { return -1 }
                 return closeNow(connection, code: close.code, reason: close.reason)
             }
-            guard let next = handler.nextOutput(for: connection.id) else {
-                guard flush(connection, &held) else { return -1 }
-                if let close = connection.closeToSend {
-                    return closeNow(connection, code: close.code, reason: close.reason)
-                }
-                // The socket filled up on the last write: what comes next waits in the
-                // outbox (where the slow-reader policy sees it), not in lws' buffer.
-                _ = choked(connection)
-                return 0
+            guard let (next, isLast) = handler.takeOutput(for: connection.id) else {
+                return endOfOutput(connection, &held)
             }
             let message = wireFrame(next, on: connection)
             if FrameBatch.takes(message.message) {
                 if held == nil && frameBatch.messages == 0 {
                     held = message
-                    continue
+                } else {
+                    if let first = held {
+                        frameBatch.append(first.message, compressed: first.compressed)
+                        held = nil
+                    }
+                    if frameBatch.fits(message.message) {
+                        frameBatch.append(message.message, compressed: message.compressed)
+                    } else {
+                        guard flush(connection, &held) else { return -1 }
+                        if choked(connection) {
+                            // Taken already: it goes too, onto lws's buflist if the socket is full.
+                            guard write(connection, message) else { return -1 }
+                            return 0
+                        }
+                        held = message
+                    }
                 }
-                if let first = held {
-                    frameBatch.append(first.message, compressed: first.compressed)
-                    held = nil
-                }
-                if frameBatch.fits(message.message) {
-                    frameBatch.append(message.message, compressed: message.compressed)
-                    continue
-                }
-                guard flush(connection, &held) else { return -1 }
-                if choked(connection) {
-                    // Taken already: it goes too, onto lws's buflist if the socket is full.
-                    guard write(connection, message) else { return -1 }
-                    return 0
-                }
-                held = message
-                continue
+            } else {
+                guard flush(connection, &held), write(connection, message) else { return -1 }
+                if choked(connection) { return 0 }
             }
-            guard flush(connection, &held), write(connection, message) else { return -1 }
-            if choked(connection) { return 0 }
+            // The last message waiting (the handler says so): no pull to find nothing.
+            if isLast { return endOfOutput(connection, &held) }
         }
+    }
+
+    /// Nothing more waits: writes what is held, then a close waiting for the flush, and
+    /// tells the outbox when the socket filled up on the last write (what comes next waits
+    /// there, where the slow-reader policy sees it, not in lws' buffer).
+    private func endOfOutput(_ connection: Connection, _ held: inout WireFrame?) -> Int32 {
+        guard flush(connection, &held) else { return -1 }
+        if let close = connection.closeToSend {
+            return closeNow(connection, code: close.code, reason: close.reason)
+        }
+        _ = choked(connection)
+        return 0
     }
 
     /// Writes what waits for `connection` from the inbox (service thread), without asking

@@ -36,6 +36,33 @@ struct OutboxTests {
         #expect(outbox.isEmpty && outbox.bytes == 0 && outbox.written.mergedWrites == 0)
     }
 
+    /// A pull says whether it took the last message, and a lag's resync comes with the
+    /// pull that drained the outbox (the transport pulls no more after it).
+    @Test func aPullSaysWhenItTookTheLastMessageAndBringsTheResyncOwed() {
+        var outbox = Outbox(limits: DeliveryLimits(outboundQueueBytes: 1000))
+        #expect(outbox.pull().message == nil)
+        _ = outbox.append(reply("r1"))
+        _ = outbox.append(patch(1))
+        var first = outbox.pull()
+        #expect((first.message?.text, first.isLast, first.resync) == ("r1", false, []))
+        first = outbox.pull()
+        #expect(first.message?.text.contains(#""version":1,"patch""#) == true && first.isLast && first.resync == [])
+        // A lag: shed on a full socket, then the replies drain; the last pull owes the resync.
+        for version in 2...4 { _ = outbox.append(patch(version, bytes: 50)) }
+        _ = outbox.append(reply("r2"))
+        _ = outbox.choke()
+        #expect(outbox.append(patch(5, bytes: 900)) == .shed(shedMessages: 4, laggingStreams: [stream]))
+        let last = outbox.pull()
+        #expect((last.message?.text, last.isLast, last.resync) == ("r2", true, [stream]))
+        let after = outbox.pull()
+        #expect(after.message == nil && after.isLast && after.resync == [])
+        // The buffers kept after draining take the next message like new ones.
+        #expect(outbox.append(.snapshot(stream, OutboundMessage(text: "snapshot"))) == .queued(wasEmpty: true))
+        #expect(outbox.append(patch(6)) == .queued(wasEmpty: false))
+        #expect(drain(&outbox).count == 2)
+        #expect(outbox.isEmpty && outbox.bytes == 0)
+    }
+
     @Test func patchesThatWaitedThroughAFullSocketLeaveMergedWithBase() {
         var outbox = Outbox(limits: DeliveryLimits(outboundQueueBytes: 1 << 20))
         for version in 1...5 { _ = outbox.append(patch(version)) }

@@ -17,6 +17,27 @@ struct MessagingTests {
         }
     }
 
+    /// The handler says which message was the last one waiting: the server writes a burst
+    /// (framed together when small, a large one on its own) and stops there, without a pull
+    /// that finds nothing (the hub's pull is a lookup and a lock per connection).
+    @Test func aBurstIsWrittenInOrderWithoutAPullThatFindsNothing() async throws {
+        try await withServer(echo: false, configure: { $0.pingIntervalSeconds = 600; $0.pingTimeoutSeconds = 1200 }) { _, port, handler in
+            let client = try await WebSocketTestClient.connect(port: port)
+            #expect(await handler.waitUntil { $0.opened.count == 1 })
+            let id = try #require(handler.opened.first?.id)
+            let bursts = [["one", "two", "three"], ["small", String(repeating: "large-✓", count: 6_000), "after"], ["alone"]]
+            for burst in bursts {
+                let before = handler.emptyPulls
+                handler.send(burst.map { OutboundMessage(text: $0) }, to: id)
+                for text in burst {
+                    #expect(try await client.receiveText() == text)
+                }
+                #expect(handler.emptyPulls == before)
+                #expect(handler.queuedBytes(of: id) == 0)
+            }
+        }
+    }
+
     @Test func fragmentedMessageIsReassembledIntoOne() async throws {
         try await withServer { _, port, handler in
             let client = try await WebSocketTestClient.connect(port: port)

@@ -20,6 +20,7 @@ final class RecordingHandler: TransportHandler {
         var closed: [Closed] = []
         var outputs: [ConnectionID: [OutboundMessage]] = [:]
         var chokes = 0
+        var emptyPulls = 0
     }
 
     private let state = Locked(State())
@@ -43,6 +44,8 @@ final class RecordingHandler: TransportHandler {
     var messageCount: Int { state.withLock { $0.messages.count } }
     /// Times the server found a socket full with output waiting.
     var chokes: Int { state.withLock { $0.chokes } }
+    /// Times the server pulled and found nothing waiting.
+    var emptyPulls: Int { state.withLock { $0.emptyPulls } }
 
     /// Payload bytes waiting for `id` and not yet pulled by the server, nil once closed.
     func queuedBytes(of id: ConnectionID) -> Int? {
@@ -61,6 +64,14 @@ final class RecordingHandler: TransportHandler {
 
     func send(_ message: OutboundMessage, to id: ConnectionID) {
         send(message, to: [id])
+    }
+
+    /// Queues `messages`, in order, for `id`, and tells the server once.
+    func send(_ messages: [OutboundMessage], to id: ConnectionID) {
+        state.withLock { state in
+            if state.outputs[id] != nil { state.outputs[id]! += messages }
+        }
+        serverBox.withLock { $0 }?.outputReady(id)
     }
 
     func connectionOpened(_ connection: ConnectionInfo) {
@@ -85,10 +96,19 @@ final class RecordingHandler: TransportHandler {
     }
 
     func nextOutput(for id: ConnectionID) -> OutboundMessage? {
+        takeOutput(for: id)?.message
+    }
+
+    /// As the hub does: says which message was the last one waiting (every `send` tells
+    /// the server, so nothing queued after it is missed).
+    func takeOutput(for id: ConnectionID) -> (message: OutboundMessage, isLast: Bool)? {
         state.withLock { state in
-            guard let first = state.outputs[id]?.first else { return nil }
+            guard let first = state.outputs[id]?.first else {
+                state.emptyPulls += 1
+                return nil
+            }
             state.outputs[id]!.removeFirst()
-            return first
+            return (first, state.outputs[id]!.isEmpty)
         }
     }
 

@@ -98,6 +98,10 @@ package final class ConnectionOutput: @unchecked Sendable {
         return report
     }
 
+    package func pull() -> Outbox.Pull {
+        withOutbox { $0.pull() }
+    }
+
     package func takeResyncRequest() -> [StreamID] {
         withOutbox { $0.takeResyncRequest() }
     }

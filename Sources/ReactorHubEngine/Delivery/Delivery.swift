@@ -72,12 +72,12 @@ package final class Delivery: Sendable {
         }
     }
 
-    /// The next message for the transport to write to `id`, and the streams whose
-    /// snapshots are owed now that its outbox drained after a lag.
-    package func next(for id: ConnectionID) -> (message: OutboundMessage?, resync: [StreamID]) {
-        guard let output = outputs.withLock({ $0[id] }) else { return (nil, []) }
-        if let message = output.next() { return (message, []) }
-        return (nil, output.takeResyncRequest())
+    /// The next message for the transport to write to `id`, whether it was the last one
+    /// waiting, and the streams whose snapshots are owed now that its outbox drained after
+    /// a lag: one lookup and one lock.
+    package func pull(for id: ConnectionID) -> Outbox.Pull {
+        guard let output = outputs.withLock({ $0[id] }) else { return Outbox.Pull() }
+        return output.pull()
     }
 
     /// The transport found `id`'s socket full with output waiting.

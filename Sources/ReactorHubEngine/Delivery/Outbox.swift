@@ -67,6 +67,9 @@ package struct Outbox {
     /// Closed (overloaded, or the connection is gone): nothing is queued any more.
     private(set) var isClosed = false
 
+    /// The most entries whose buffers a drained outbox keeps.
+    static let keptCapacity = 4
+
     package init(limits: DeliveryLimits) {
         self.limits = limits
     }
@@ -140,6 +143,23 @@ package struct Outbox {
         written.patchFrames += 1
         written.updates += run.last!.version - run.first!.base
         return PatchFrame.merge(run, headroom: run[run.startIndex].message.headroom).message
+    }
+
+    /// What one pull found: the next message (nil when nothing waits), whether the outbox
+    /// is empty after it (its next append wakes the transport again), and the streams to
+    /// resync now that it drained (`takeResyncRequest`).
+    package struct Pull {
+        package var message: OutboundMessage?
+        package var isLast = true
+        package var resync: [StreamID] = []
+    }
+
+    /// `next()`, and whether that emptied the outbox, in one step: a transport that is
+    /// told it took the last message need not pull again to find nothing.
+    package mutating func pull() -> Pull {
+        let message = next()
+        guard count == 0 else { return Pull(message: message, isLast: false) }
+        return Pull(message: message, isLast: true, resync: takeResyncRequest())
     }
 
     /// The streams to resync now that the outbox has drained: returned once per lag
@@ -229,11 +249,14 @@ package struct Outbox {
             head += 1
         }
         if head == entries.count {
-            // Drained: the buffers go (an idle connection holds none; BENCHMARKS.md, "Idle
-            // memory per connection (issue 38)"). The next message allocates again, once per burst.
-            entries = []
+            // Drained. Small buffers stay for the next message: a subscriber that keeps up
+            // drains after each one, and allocating and freeing both again per message was
+            // a fan-out's largest allocation. A backlog's large buffers go (an idle
+            // connection keeps at most these few entries; BENCHMARKS.md, "Idle memory per
+            // connection (issue 38)").
+            if entries.capacity > Self.keptCapacity { entries = [] } else { entries.removeAll(keepingCapacity: true) }
+            if droppable.capacity > Self.keptCapacity { droppable = [] } else { droppable.removeAll(keepingCapacity: true) }
             head = 0
-            droppable = []
             droppableHead = 0
         } else if head > 4096 && head * 2 > entries.count {
             compact()

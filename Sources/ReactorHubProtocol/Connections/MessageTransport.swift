@@ -56,12 +56,19 @@ public protocol TransportHandler: AnyObject, Sendable {
     func connectionClosed(_ id: ConnectionID, code: CloseCode, reason: String)
     /// The connection can take more: the next message to write, or nil when nothing waits.
     func nextOutput(for id: ConnectionID) -> OutboundMessage?
+    /// `nextOutput(for:)`, and whether nothing waits after it: the transport then stops
+    /// pulling, and output queued later is announced with `outputReady` as usual. By
+    /// default never the last (the transport pulls until it finds nothing).
+    func takeOutput(for id: ConnectionID) -> (message: OutboundMessage, isLast: Bool)?
     /// The connection's socket is full and output still waits: its peer is not reading.
     /// Pulling resumes (with `nextOutput`) once the socket drains.
     func connectionChoked(_ id: ConnectionID)
 }
 
 extension TransportHandler {
+    public func takeOutput(for id: ConnectionID) -> (message: OutboundMessage, isLast: Bool)? {
+        nextOutput(for: id).map { ($0, false) }
+    }
     public func shouldAccept(_ upgrade: UpgradeRequest) -> UpgradeDecision { .accept }
     public func handlesHTTP(path: String) -> Bool { false }
     public func http(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
