@@ -65,25 +65,33 @@ extension ReplicaInstance {
         }
     }
 
+    /// Applies what the lane brings, in order. The repairs asked for in one batch (a link
+    /// that came back, the HTTP reads' catch-ups: `catchUp(then:)`) are one read of the
+    /// log after the batch's entries, which serves them all: reads that come faster than
+    /// Redis answers share a read instead of queueing one each before the live entries.
     func applyLoop() async {
         while let batch = await events.next() {
             var entries: [LogEntry] = []
+            var repairAsked = false
+            var waiting: [@Sendable () -> Void] = []
             for event in batch {
-                if case .entry(let entry) = event {
-                    entries.append(entry)
-                    continue
-                }
-                await apply(entries)
-                entries = []
                 switch event {
+                case .entry(let entry):
+                    entries.append(entry)
                 case .repair(let done):
-                    await repair()
-                    done?()
-                case .reload: await reload()
-                case .entry: break
+                    repairAsked = true
+                    if let done { waiting.append(done) }
+                case .reload:
+                    await apply(entries)
+                    entries = []
+                    await reload()
                 }
             }
             await apply(entries)
+            if repairAsked {
+                await repair()
+                for done in waiting { done() }
+            }
         }
     }
 
