@@ -67,7 +67,18 @@ extension ServerCore {
         if ended {
             stream.pendingClose = stream.pendingClose ?? .init(code: .policyViolation, reason: "the stream's join was refused", afterFlush: true)
         }
-        guard stream.pendingClose != nil else { return 0 }
+        guard stream.pendingClose != nil else {
+            // The socket filled up on the last write (lws keeps the rest): what comes next
+            // waits in the outbox, told the socket is full, where the slow-reader policy
+            // sees it (as for a WebSocket). Untold, a reader that stopped reading after a
+            // resync had every later patch queued without bound and then sent one by one,
+            // never shed and never given the snapshot it was owed.
+            if LWS.partialBuffered(stream.wsi) {
+                requestWritable(stream)
+                handler.connectionChoked(stream.id)
+            }
+            return 0
+        }
         if LWS.sendPipeChoked(stream.wsi) {
             requestWritable(stream)
             return 0
