@@ -86,10 +86,6 @@ package final class ConnectionOutput: @unchecked Sendable {
         }
     }
 
-    package func next() -> OutboundMessage? {
-        withOutbox { $0.next() }
-    }
-
     package func choke() -> Report {
         var report = Report()
         if let outcome = withOutbox({ $0.choke() }) {
@@ -98,12 +94,10 @@ package final class ConnectionOutput: @unchecked Sendable {
         return report
     }
 
+    /// The next message, whether it was the last one waiting, and the resync owed
+    /// (`Outbox.pull`), under one lock.
     package func pull() -> Outbox.Pull {
         withOutbox { $0.pull() }
-    }
-
-    package func takeResyncRequest() -> [StreamID] {
-        withOutbox { $0.takeResyncRequest() }
     }
 
     /// Drops what waits and takes nothing more.
