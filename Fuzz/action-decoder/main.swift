@@ -13,21 +13,33 @@ import ReactorHubKinds
 public func fuzzActionDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = FuzzInput(data, size)
     guard let payload = try? JSONParser().parse(input.bytes) else { return 0 }
-    decode(CounterReactor.Action.self, payload)
-    decode(WeatherReactor.Action.self, payload)
-    decode(TodoReactor.Action.self, payload)
-    decode(DocReactor.Action.self, payload)
-    decode(MixedAction.self, payload)
-    decode(RawAction.self, payload)
-    decode(HandWritten.self, payload)
+    // The same payload as a WebSocket message carries it: left as bytes inside the message.
+    let message = Array(#"{"type":"action","action":"#.utf8) + input.bytes + Array("}".utf8)
+    // (One nested as deep as the parser allows is one level too deep inside a message.)
+    guard let range = (try? JSONParser().parse(message, rangesOf: ["action"], unparsed: "action"))?.ranges[0] else { return 0 }
+    let bytes = ActionPayload(checkedJSON: message, range: range)
+    require(bytes.value == payload, "the payload read back from the message is \(bytes.value), not \(payload)")
+    decode(CounterReactor.Action.self, payload, bytes)
+    decode(WeatherReactor.Action.self, payload, bytes)
+    decode(TodoReactor.Action.self, payload, bytes)
+    decode(DocReactor.Action.self, payload, bytes)
+    decode(MixedAction.self, payload, bytes)
+    decode(RawAction.self, payload, bytes)
+    decode(HandWritten.self, payload, bytes)
     return 0
 }
 
-/// Decodes `payload` as `Action` and checks what came out.
-func decode<Action: Decodable>(_ type: Action.Type, _ payload: JSONValue) {
+/// Decodes `payload` as `Action` and checks what came out, and that decoding it from the
+/// bytes of a message gives the same case or the same refusal.
+func decode<Action: Decodable>(_ type: Action.Type, _ payload: JSONValue, _ bytes: ActionPayload) {
     let decoder = ActionDecoder()
+    let fromBytes = Result { () throws(ActionDecodingError) in try decoder.decode(type, from: bytes) }
     do {
         let action = try decoder.decode(type, from: payload)
+        require(
+            (try? fromBytes.get()).map { caseName(of: $0) == caseName(of: action) } == true,
+            "\(payload) decoded as \(action) from a value, as \(fromBytes) from bytes"
+        )
         let name = actionName(payload)
         if let names = Schemas.caseNames[ObjectIdentifier(type)], !names.isEmpty {
             require(name.map(names.contains) == true, "decoded \(action) from \(payload), which names no case of \(type)")
@@ -36,6 +48,11 @@ func decode<Action: Decodable>(_ type: Action.Type, _ payload: JSONValue) {
         require(again.map { caseName(of: $0) == caseName(of: action) } == true, "decoding \(payload) twice gave different cases")
     } catch {
         require(!error.message.isEmpty, "a refusal without a message")
+        if case .failure(let refusal) = fromBytes {
+            require(refusal == error, "\(payload) refused from a value with \(error), from bytes with \(refusal)")
+        } else {
+            require(false, "\(payload) refused from a value with \(error), decoded from bytes")
+        }
     }
 }
 

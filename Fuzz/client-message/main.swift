@@ -13,9 +13,16 @@ import ReactorHubJSON
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzClientMessage(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = FuzzInput(data, size)
+    // The parser leaves an action unparsed, and checks it as strictly as the rest: a
+    // message is bad JSON exactly when the whole parser refuses it.
+    let parsed = try? JSONParser().parse(input.array)
     switch ClientMessageParser.parse(input.array) {
     case .success(let request):
         checkEchoed(request.ref, in: input.array)
+        require(parsed != nil, "a message the parser refuses was accepted")
+        if case .action(_, let payload, _) = request.message {
+            require(parsed?["action"] == payload.value, "the action \(payload.value) is not the message's \(String(describing: parsed?["action"]))")
+        }
         switch request.message {
         case .join(let address, _, _), .leave(let address), .action(let address, _, _), .presence(let address, _):
             require(ReactorAddress(address.description) == address, "address \(address) does not parse back to itself")
@@ -24,6 +31,7 @@ public func fuzzClientMessage(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
         }
     case .failure(let failure):
         checkEchoed(failure.ref, in: input.array)
+        require((failure.error.code == .badJSON) == (parsed == nil), "bad JSON: \(failure.error.code == .badJSON), the parser: \(parsed == nil ? "refused" : "accepted")")
         require(!failure.error.message.isEmpty, "a refusal without a message")
     }
     return 0

@@ -112,7 +112,7 @@ extension Hub {
     }
 
     private func act(
-        _ address: ReactorAddress, payload: JSONValue, actionID: String?, ref: Ref?, from id: ConnectionID,
+        _ address: ReactorAddress, payload: ActionPayload, actionID: String?, ref: Ref?, from id: ConnectionID,
         receivedAt: ContinuousClock.Instant
     ) {
         guard registry.kind(named: address.kind) != nil else {

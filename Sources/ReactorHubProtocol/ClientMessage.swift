@@ -18,7 +18,8 @@ package enum ClientMessage: Equatable {
     case join(ReactorAddress, since: ResumePoint?, checksums: Bool = false)
     case leave(ReactorAddress)
     /// `id`: the client's idempotent action id (PROTOCOL.md "Actions that are safe to resend").
-    case action(ReactorAddress, JSONValue, id: String?)
+    /// The payload is the action as written in the message (checked, decoded by its instance).
+    case action(ReactorAddress, ActionPayload, id: String?)
     case ping
     /// A token, to authenticate or refresh (PROTOCOL.md "Identity and rights").
     case auth(token: String)
@@ -57,9 +58,11 @@ package enum ClientMessageParser {
     package static let maxActionIDLength = 64
 
     package static func parse(_ bytes: [UInt8]) -> Result<ClientRequest, Failure> {
-        let parsed: (value: JSONValue, memberRanges: [String: Range<Int>])
+        // The action is left as bytes (checked as strictly as the rest): its instance
+        // decodes it from them, with no JSON tree in between.
+        let parsed: (value: JSONValue, ranges: [Range<Int>?])
         do {
-            parsed = try JSONParser().parseWithMemberRanges(bytes)
+            parsed = try JSONParser().parse(bytes, rangesOf: ["ref", "action"], unparsed: "action")
         } catch {
             return .failure(Failure(error: ProtocolError(.badJSON, "message is not valid JSON: \(error.message)"), ref: nil))
         }
@@ -70,7 +73,7 @@ package enum ClientMessageParser {
             ), ref: nil))
         }
         var ref: Ref?
-        if let candidate = object["ref"], let range = parsed.memberRanges["ref"] {
+        if let candidate = object["ref"], let range = parsed.ranges[0] {
             guard let valid = Ref(candidate, writtenAt: range, in: bytes) else {
                 return .failure(Failure(error: ProtocolError(
                     .badRequest, "'ref' must be a string or a number of at most \(Ref.maximumLength) characters as written"
@@ -78,10 +81,11 @@ package enum ClientMessageParser {
             }
             ref = valid
         }
-        return parse(object, ref: ref)
+        let action = parsed.ranges[1].map { ActionPayload(checkedJSON: bytes, range: $0) }
+        return parse(object, action: action, ref: ref)
     }
 
-    private static func parse(_ object: JSONObject, ref: Ref?) -> Result<ClientRequest, Failure> {
+    private static func parse(_ object: JSONObject, action: ActionPayload?, ref: Ref?) -> Result<ClientRequest, Failure> {
         func fail(_ code: ProtocolError.Code, _ message: String) -> Result<ClientRequest, Failure> {
             .failure(Failure(error: ProtocolError(code, message), ref: ref))
         }
@@ -147,31 +151,36 @@ package enum ClientMessageParser {
                 return fail(.badRequest, "'presence' needs member 'state': a JSON object, or null to clear it")
             }
         default:
-            switch actionMembers(of: object, in: "'action'") {
+            guard let action else {
+                return fail(.badRequest, "'action' needs member 'action': an action name or an object with a 'type'")
+            }
+            switch actionID(in: object) {
             case .failure(let error):
                 return .failure(Failure(error: error, ref: ref))
-            case .success(let (action, id)):
+            case .success(let id):
                 return .success(ClientRequest(message: .action(address, action, id: id), ref: ref))
             }
         }
     }
 
-    /// The `action` and optional `id` of an action message, or of an HTTP action body
-    /// (API.md): `what` names the message or body in the refusal.
+    /// The `action` and optional `id` of an HTTP action body (API.md): `what` names the
+    /// body in the refusal.
     package static func actionMembers(of object: JSONObject, in what: String) -> Result<(action: JSONValue, id: String?), ProtocolError> {
         guard let action = object["action"] else {
             return .failure(ProtocolError(.badRequest, "\(what) needs member 'action': an action name or an object with a 'type'"))
         }
-        var id: String?
-        if let idValue = object["id"], idValue != .null {
-            guard case .string(let text) = idValue, (1...maxActionIDLength).contains(text.count) else {
-                return .failure(ProtocolError(
-                    .badRequest, "member 'id' must be a string of 1 to \(maxActionIDLength) characters (unique per action, e.g. a UUID)"
-                ))
-            }
-            id = text
+        return actionID(in: object).map { (action, $0) }
+    }
+
+    /// The optional `id` of an action message or body (PROTOCOL.md "Actions that are safe to resend").
+    private static func actionID(in object: JSONObject) -> Result<String?, ProtocolError> {
+        guard let idValue = object["id"], idValue != .null else { return .success(nil) }
+        guard case .string(let text) = idValue, (1...maxActionIDLength).contains(text.count) else {
+            return .failure(ProtocolError(
+                .badRequest, "member 'id' must be a string of 1 to \(maxActionIDLength) characters (unique per action, e.g. a UUID)"
+            ))
         }
-        return .success((action, id))
+        return .success(text)
     }
 
     private static var typeList: String { ClientMessage.typeNames.joined(separator: ", ") }

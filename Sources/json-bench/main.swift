@@ -120,6 +120,20 @@ do {
         return 0
     }.report()
 
+    Measurement.run("… with the ranges of the top-level members", iterations: 200_000) {
+        let parsed = try! JSONParser().parseWithMemberRanges(message)
+        let action = try! actionDecoder.decode(WeatherAction.self, from: parsed.value["action"]!)
+        if case .searchCityWeather(let city) = action { return city.utf8.count + parsed.memberRanges.count }
+        return 0
+    }.report()
+    Measurement.run("… the action left as bytes, decoded from them", iterations: 200_000) {
+        let parsed = try! JSONParser().parse(message, rangesOf: ["action"], unparsed: "action")
+        let payload = ActionPayload(checkedJSON: message, range: parsed.ranges[0]!)
+        let action = try! actionDecoder.decode(WeatherAction.self, from: payload)
+        if case .searchCityWeather(let city) = action { return city.utf8.count + parsed.value.objectValue!.count }
+        return 0
+    }.report()
+
     let parseDocument = Measurement.run("parse 1 MiB document", iterations: 5) {
         try! JSONValue(parsing: documentBytes).objectValue!.count
     }

@@ -4,8 +4,30 @@ import ReactorHubJSON
 @Suite struct ActionDecoderTests {
     let decoder = ActionDecoder()
 
+    /// Decodes `text` both ways an instance may get it, and checks that they agree: from
+    /// the bytes of a message that carries it (as a WebSocket action arrives) and from a
+    /// parsed value (an HTTP body, a forwarded action). Returns the bytes' outcome.
     private func decode<Action: Decodable>(_ type: Action.Type, _ text: String) throws -> Action {
-        try decoder.decode(type, from: JSONValue(parsing: text))
+        let frame = Array(#"{"type":"action", "reactor":"k/1", "action": \#(text) , "ref":1}"#.utf8)
+        let range = try #require(try JSONParser().parse(frame, rangesOf: ["action"], unparsed: "action").ranges[0])
+        let fromBytes = Result { () throws(ActionDecodingError) in
+            var name = ""
+            return (action: try decoder.decode(type, from: ActionPayload(checkedJSON: frame, range: range), name: &name), name: name)
+        }
+        let fromValue = Result { () throws(ActionDecodingError) in
+            var name = ""
+            return (action: try decoder.decode(type, from: ActionPayload(try! JSONValue(parsing: text)), name: &name), name: name)
+        }
+        switch (fromBytes, fromValue) {
+        case (.success(let bytes), .success(let value)):
+            #expect(String(describing: bytes.action) == String(describing: value.action), "\(text)")
+            #expect(bytes.name == value.name, "\(text)")
+        case (.failure(let bytes), .failure(let value)):
+            #expect(bytes == value, "\(text)")
+        default:
+            Issue.record("\(text): from bytes \(fromBytes), from a value \(fromValue)")
+        }
+        return try fromBytes.get().action
     }
 
     private func error<Action: Decodable>(_ type: Action.Type, _ text: String) -> ActionDecodingError? {
@@ -120,5 +142,16 @@ import ReactorHubJSON
     @Test func handWrittenConformancesStillDecodeAndFailCleanly() throws {
         #expect(try decode(HandWritten.self, #""ping""#) == .ping)
         #expect(error(HandWritten.self, #""pong""#)?.code == .unknownAction)
+    }
+
+    @Test func theBytesFormReadsWhatTheValueFormReads() throws {
+        // Spaces, escapes, a repeated key (the last wins, as in a parsed object), nesting.
+        #expect(try decode(TodoAction.self, #" { "type" : "rename" , "id" : "1", "title" : "Milk \u0026 \"eggs\"" } "#)
+            == .rename(id: "1", title: #"Milk & "eggs""#))
+        #expect(try decode(TodoAction.self, #"{"type":"rename","id":"1","title":"a","title":"b"}"#) == .rename(id: "1", title: "b"))
+        #expect(try decode(TodoAction.self, #"{"type":"clearCompleted","type":"rename","id":"2","title":"c"}"#) == .rename(id: "2", title: "c"))
+        #expect(error(TodoAction.self, #"{"type":"rename","type":3,"id":"2","title":"c"}"#)?.problem == .typeNotAString(got: "a number"))
+        #expect(error(CounterAction.self, #"{}"#)?.problem == .missingType)
+        #expect(error(CounterAction.self, "null")?.problem == .notAnAction(got: "null"))
     }
 }

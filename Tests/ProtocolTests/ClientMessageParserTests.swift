@@ -18,7 +18,7 @@ struct ClientMessageParserTests {
         #expect(try parse(#"{"type":"leave","reactor":"counter/lobby","ref":"two"}"#).get()
             == ClientRequest(message: .leave(lobby), ref: "two"))
         #expect(try parse(#"{"type":"action","reactor":"counter/lobby","action":{"type":"increase"},"ref":3}"#).get()
-            == ClientRequest(message: .action(lobby, .object(["type": "increase"]), id: nil), ref: 3))
+            == ClientRequest(message: .action(lobby, ActionPayload(.object(["type": "increase"])), id: nil), ref: 3))
     }
 
     @Test func refsAreCarriedOnRefusals() {

@@ -158,7 +158,7 @@ extension Hub {
         var claims: [String: Claim] = [:]
         if case .user(let verified) = identity { claims = verified.senderClaims }
         let sender = Sender(user: identity.user, claims: claims, session: session, node: cluster?.id ?? configuration.nodeID, transport: .http)
-        forward(.action(output, payload: action, id: id, ref: 1, receivedAt: receivedAt, sender: sender), to: slot)
+        forward(.action(output, payload: ActionPayload(action), id: id, ref: 1, receivedAt: receivedAt, sender: sender), to: slot)
     }
 
     /// A connection inside the process for one HTTP action: the first reply sent to it goes

@@ -1,4 +1,3 @@
-package import ReactorHubJSON
 import ReactorHubLocking
 package import Reactor
 
@@ -9,18 +8,10 @@ package final class ActionLabels: Sendable {
 
     package init() {}
 
-    /// The label of the action `payload` names (`"increase"` or `{"type":"increase",…}`);
-    /// only for payloads that decoded, so the names are the kind's own.
-    package func label(of payload: JSONValue) -> TrapLabel? {
-        let name: String
-        switch payload {
-        case .string(let text): name = text
-        case .object(let object):
-            guard case .string(let text)? = object["type"] else { return nil }
-            name = text
-        default: return nil
-        }
-        return labels.withLock { labels in
+    /// The label of the action named `name`; only for actions that decoded, so the names
+    /// are the kind's own.
+    package func label(named name: String) -> TrapLabel {
+        labels.withLock { labels in
             if let label = labels[name] { return label }
             let label = TrapLabel(name)
             labels[name] = label

@@ -26,7 +26,7 @@ package protocol HubInstance: AnyObject, Sendable {
     /// once; otherwise the ack or the refusal is sent from the reactor's serial context.
     /// An action with an `id` already answered gets that reply again, as a duplicate.
     func dispatch(
-        _ action: JSONValue, from output: ConnectionOutput, sender: Sender, id: String?, ref: Ref?, receivedAt: ContinuousClock.Instant
+        _ action: ActionPayload, from output: ConnectionOutput, sender: Sender, id: String?, ref: Ref?, receivedAt: ContinuousClock.Instant
     ) -> ProtocolError?
     /// Sets (nil: clears) the presence of `output` (PROTOCOL.md "Presence"); acks with `ref`.
     func setPresence(_ output: ConnectionOutput, user: String?, state: [UInt8]?, ref: Ref?)

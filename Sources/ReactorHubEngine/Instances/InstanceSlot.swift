@@ -12,7 +12,7 @@ package final class InstanceSlot: Sendable {
     package enum Pending: Sendable {
         /// `checksums`: the join asked for a `sum` on the frames (PROTOCOL.md "Checksums").
         case join(ConnectionOutput, ref: Ref?, since: ClientMessage.ResumePoint?, sender: Sender, checksums: Bool = false)
-        case action(ConnectionOutput, payload: JSONValue, id: String?, ref: Ref?, receivedAt: ContinuousClock.Instant, sender: Sender)
+        case action(ConnectionOutput, payload: ActionPayload, id: String?, ref: Ref?, receivedAt: ContinuousClock.Instant, sender: Sender)
         /// A presence state (compact JSON; nil clears it) of a user.
         case presence(ConnectionOutput, user: String?, state: [UInt8]?, ref: Ref?)
         /// `reply`: answer with `left` (a `leave`), or silently (the connection closed).

@@ -93,19 +93,20 @@ package final class LocalInstance<R: Reactor>: ViewedInstance, Sendable where R.
     }
 
     package func dispatch(
-        _ payload: JSONValue, from output: ConnectionOutput, sender: Sender, id: String?, ref: Ref?, receivedAt: ContinuousClock.Instant
+        _ payload: ActionPayload, from output: ConnectionOutput, sender: Sender, id: String?, ref: Ref?, receivedAt: ContinuousClock.Instant
     ) -> ProtocolError? {
         let action: R.Action
+        var name = ""
         do {
-            action = try ActionDecoder().decode(R.Action.self, from: payload)
+            action = try ActionDecoder().decode(R.Action.self, from: payload, name: &name)
         } catch {
             return ProtocolError(error, kind: view.address.kind)
         }
         let origin = InstanceOwner<R>.Origin(
             target: .connection(output), ref: ref, sender: sender, connection: output, receivedAt: receivedAt,
-            action: view.context.events == nil ? nil : payload
+            action: view.context.events == nil ? nil : payload.value
         )
-        owner.dispatch(action, from: origin, id: id, label: view.context.actionLabels.label(of: payload))
+        owner.dispatch(action, from: origin, id: id, label: view.context.actionLabels.label(named: name))
         return nil
     }
 

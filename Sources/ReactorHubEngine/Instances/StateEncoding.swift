@@ -28,10 +28,11 @@ package enum StateEncoding {
     }
 
     package static func encode<State: Encodable>(_ state: State) throws -> Encoded {
-        if let json = state as? any JSONValueRepresentable, let listing = state as? any PulseListing {
+        if let representable = State.self as? any (JSONValueRepresentable & PulseListing).Type {
             // The state's JSON is at hand (the doc kind): no encoder, no copy of the document.
-            let pulses = listing.pulseRecords.map { Pulse(name: $0.name, updateCount: $0.updateCount, raw: $0.value) }
-            return Encoded(state: json.jsonValue, pulses: pulses, patch: json.jsonPatch)
+            // The type is asked, not the value: casting a large value to an existential
+            // boxes it on the heap, at every change.
+            return encode(state, as: representable)
         }
         let recorder = PulseRecorder()
         var encoder = JSONValueEncoder()
@@ -39,6 +40,14 @@ package enum StateEncoding {
         let json = try encoder.encode(state)
         let pulses = recorder.records.map { Pulse(name: $0.name, updateCount: $0.updateCount, raw: $0.value) }
         return Encoded(state: json, pulses: pulses)
+    }
+
+    private static func encode<State, Representable: JSONValueRepresentable & PulseListing>(
+        _ state: State, as _: Representable.Type
+    ) -> Encoded {
+        let state = withUnsafePointer(to: state) { UnsafeRawPointer($0).assumingMemoryBound(to: Representable.self).pointee }
+        let pulses = state.pulseRecords.map { Pulse(name: $0.name, updateCount: $0.updateCount, raw: $0.value) }
+        return Encoded(state: state.jsonValue, pulses: pulses, patch: state.jsonPatch)
     }
 }
 

@@ -24,12 +24,36 @@ public struct ActionDecoder: Sendable {
 
     /// Decodes one action payload.
     public func decode<Action: Decodable>(_ type: Action.Type, from payload: JSONValue) throws(ActionDecodingError) -> Action {
-        let name: String
-        let members: JSONObject
+        let (name, members) = try Self.nameAndMembers(of: payload)
+        return try decode(type, name: name, members: .object(members))
+    }
+
+    /// Decodes one action payload, from the bytes it came in when it has them.
+    public func decode<Action: Decodable>(_ type: Action.Type, from payload: ActionPayload) throws(ActionDecodingError) -> Action {
+        var name = ""
+        return try decode(type, from: payload, name: &name)
+    }
+
+    /// Decodes one action payload and sets `name` to the action's name (its wire `type`).
+    public func decode<Action: Decodable>(
+        _ type: Action.Type, from payload: ActionPayload, name: inout String
+    ) throws(ActionDecodingError) -> Action {
+        let members: ActionMembers
+        switch payload.storage {
+        case .value(let value):
+            let object: JSONObject
+            (name, object) = try Self.nameAndMembers(of: value)
+            members = .object(object)
+        case .bytes(let bytes, let range):
+            (name, members) = try Self.nameAndMembers(at: range, in: bytes)
+        }
+        return try decode(type, name: name, members: members)
+    }
+
+    private static func nameAndMembers(of payload: JSONValue) throws(ActionDecodingError) -> (String, JSONObject) {
         switch payload {
         case .string(let text):
-            name = text
-            members = JSONObject()
+            return (text, JSONObject())
         case .object(let object):
             guard let typeValue = object["type"] else {
                 throw ActionDecodingError(action: nil, problem: .missingType)
@@ -37,12 +61,40 @@ public struct ActionDecoder: Sendable {
             guard case .string(let text) = typeValue else {
                 throw ActionDecodingError(action: nil, problem: .typeNotAString(got: typeValue.kind.phrase))
             }
-            name = text
-            members = object
+            return (text, object)
         default:
             throw ActionDecodingError(action: nil, problem: .notAnAction(got: payload.kind.phrase))
         }
+    }
 
+    /// The name and members of the action written at `range`: the members' values are
+    /// found, not parsed (each is parsed when the action reads it).
+    private static func nameAndMembers(at range: Range<Int>, in bytes: [UInt8]) throws(ActionDecodingError) -> (String, ActionMembers) {
+        let scanned: [(key: String, range: Range<Int>)]? = bytes.withUnsafeBufferPointer { buffer in
+            var cursor = ParserCursor(bytes: UnsafeBufferPointer(rebasing: buffer[..<range.upperBound]), maximumDepth: JSONParser.defaultMaximumDepth)
+            cursor.position = range.lowerBound
+            cursor.skipWhitespace()
+            guard cursor.position < range.upperBound, buffer[cursor.position] == UInt8(ascii: "{") else { return nil }
+            return cursor.scanCheckedObjectMembers()
+        }
+        guard let members = scanned else {
+            let value = ActionMembers.parse(range, in: bytes)
+            guard case .string(let text) = value else {
+                throw ActionDecodingError(action: nil, problem: .notAnAction(got: value.kind.phrase))
+            }
+            return (text, .none)
+        }
+        guard let type = members.last(where: { JSONObject.sameKey($0.key, "type") }) else {
+            throw ActionDecodingError(action: nil, problem: .missingType)
+        }
+        let typeValue = ActionMembers.parse(type.range, in: bytes)
+        guard case .string(let text) = typeValue else {
+            throw ActionDecodingError(action: nil, problem: .typeNotAString(got: typeValue.kind.phrase))
+        }
+        return (text, .bytes(bytes, members))
+    }
+
+    private func decode<Action: Decodable>(_ type: Action.Type, name: String, members: ActionMembers) throws(ActionDecodingError) -> Action {
         let decoder = ActionWireDecoder(name: name, members: members, userInfo: userInfo)
         let action: Action
         do {
@@ -53,13 +105,13 @@ public struct ActionDecoder: Sendable {
             // `city`): name the member that is not the action's, which is the real mistake.
             if case .missingMember = failure.problem, let schema = ActionSchema(describing: Action.self).case(named: name) {
                 let known = Set(schema.members.map(\.name))
-                if let unknown = members.first(where: { $0.key != "type" && !known.contains($0.key) })?.key {
+                if let unknown = (0..<members.count).lazy.map(members.name(at:)).first(where: { $0 != "type" && !known.contains($0) }) {
                     throw ActionDecodingError(action: name, problem: .unknownMember(member: unknown, members: schema.members))
                 }
             }
             throw failure
         }
-        if let unknown = members.first(where: { $0.key != "type" && !decoder.readMembers.contains($0.key) })?.key {
+        if let unknown = decoder.firstUnreadMember {
             let schema = ActionSchema(describing: Action.self).case(named: name)
             throw ActionDecodingError(action: name, problem: .unknownMember(member: unknown, members: schema?.members ?? []))
         }

@@ -6,21 +6,24 @@ struct ActionMembersContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     var codingPath: [any CodingKey] { [] }
 
     var allKeys: [Key] {
-        decoder.members.compactMap { member in
-            member.key == "type" ? nil : ActionSchema.key(forWireName: member.key, as: Key.self)
+        (0..<decoder.members.count).compactMap { index in
+            let name = decoder.members.name(at: index)
+            // A repeated key (the bytes form lists each time it was written) counts once.
+            let repeated = (0..<index).contains { JSONObject.sameKey(decoder.members.name(at: $0), name) }
+            return name == "type" || repeated ? nil : ActionSchema.key(forWireName: name, as: Key.self)
         }
     }
 
     func contains(_ key: Key) -> Bool {
         let name = ActionSchema.wireName(of: key)
         decoder.markRead(name)
-        return decoder.members[name] != nil
+        return decoder.members.value(name) != nil
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
         let name = ActionSchema.wireName(of: key)
         decoder.markRead(name)
-        return decoder.members[name]?.isNull ?? true
+        return decoder.members.value(name)?.isNull ?? true
     }
 
     func decode<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value {
@@ -84,7 +87,7 @@ struct ActionMembersContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func member(_ key: Key, expected: () -> JSONTypeName) throws(ActionDecodingError) -> (name: String, json: JSONValue) {
         let name = ActionSchema.wireName(of: key)
         decoder.markRead(name)
-        guard let value = decoder.members[name] else {
+        guard let value = decoder.members.value(name) else {
             throw ActionDecodingError(action: decoder.name, problem: .missingMember(member: name, expected: expected().schemaName))
         }
         return (name, value)

@@ -2,15 +2,17 @@
 /// the `{"type":{members…}}` shape it expects, and remembers which members it read.
 final class ActionWireDecoder: Decoder {
     let name: String
-    let members: JSONObject
+    let members: ActionMembers
     let userInfo: [CodingUserInfoKey: Any]
     let codingPath: [any CodingKey] = []
-    /// Wire names of the members the initializer asked for, present or not.
-    private(set) var readMembers: [String] = []
+    /// Which of `members` the initializer asked for, by position (a bit each for the first
+    /// 64; the names of later ones, in the rare action written with more).
+    private var readPositions: UInt64 = 0
+    private var readBeyond: [String] = []
     /// Whether the type read itself as one string (a raw-value enum) instead of by case.
     private var readAsString = false
 
-    init(name: String, members: JSONObject, userInfo: [CodingUserInfoKey: Any]) {
+    init(name: String, members: ActionMembers, userInfo: [CodingUserInfoKey: Any]) {
         self.name = name
         self.members = members
         self.userInfo = userInfo
@@ -34,9 +36,23 @@ final class ActionWireDecoder: Decoder {
     }
 
     func markRead(_ wireName: String) {
-        if !readMembers.contains(wireName) {
-            readMembers.append(wireName)
+        for index in 0..<members.count where members.name(at: index) == wireName {
+            if index < 64 {
+                readPositions |= 1 << UInt64(index)
+            } else if !readBeyond.contains(wireName) {
+                readBeyond.append(wireName)
+            }
         }
+    }
+
+    /// The first member other than `type` that the initializer never asked for.
+    var firstUnreadMember: String? {
+        for index in 0..<members.count {
+            let name = members.name(at: index)
+            let read = index < 64 ? readPositions & (1 << UInt64(index)) != 0 : readBeyond.contains(name)
+            if !read, name != "type" { return name }
+        }
+        return nil
     }
 
     /// Turns an error thrown by the action's initializer into an `ActionDecodingError`.

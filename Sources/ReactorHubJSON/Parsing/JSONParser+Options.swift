@@ -42,7 +42,7 @@ struct DuplicateKeyGuard {
 
     /// Whether `key` may be added to an object already holding `entries`: always when
     /// duplicates are allowed, else when no entry has that key.
-    mutating func admit(_ key: String, to entries: [JSONObject.Entry]) -> Bool {
+    mutating func admit(_ key: String, to entries: ArraySlice<JSONObject.Entry>) -> Bool {
         guard rejecting else { return true }
         if seen == nil, entries.count < JSONObject.indexThreshold {
             return !entries.contains { JSONObject.sameKey($0.key, key) }

@@ -49,9 +49,10 @@ public struct JSONParser: Sendable {
             count: bytes.count
         )
         var cursor = ParserCursor(bytes: buffer, maximumDepth: maximumDepth, options: options)
-        cursor.topLevelRanges = [:]
+        let watch = TopLevelWatch(all: true)
+        cursor.topLevel = watch
         let value = try cursor.parseDocument()
-        return (value, cursor.topLevelRanges ?? [:])
+        return (value, watch.all ?? [:])
     }
 
     /// Parses one JSON text from a byte array, with the ranges of its top-level members;
@@ -61,6 +62,27 @@ public struct JSONParser: Sendable {
     ) throws(JSONParseError) -> (value: JSONValue, memberRanges: [String: Range<Int>]) {
         let result: Result<(value: JSONValue, memberRanges: [String: Range<Int>]), JSONParseError> = bytes.withUnsafeBytes { raw in
             Result { () throws(JSONParseError) in try parseWithMemberRanges(raw) }
+        }
+        return try result.get()
+    }
+
+    /// Parses one JSON text from a byte array, reporting where the top-level members named
+    /// in `names` were written (nil for one that is absent, the last for a repeated one),
+    /// and leaving the member `unparsed` out of the value: it is checked as strictly as the
+    /// rest, not built. For a reader that hands one member to another reader as bytes (the
+    /// protocol's `action`, decoded by its instance) and needs another exactly as written
+    /// (`ref`).
+    public func parse(
+        _ bytes: [UInt8], rangesOf names: [String], unparsed: String? = nil
+    ) throws(JSONParseError) -> (value: JSONValue, ranges: [Range<Int>?]) {
+        let result: Result<(value: JSONValue, ranges: [Range<Int>?]), JSONParseError> = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(JSONParseError) in
+                var cursor = ParserCursor(bytes: buffer, maximumDepth: maximumDepth, options: options)
+                let watch = TopLevelWatch(wanted: names, unparsed: unparsed)
+                cursor.topLevel = watch
+                let value = try cursor.parseDocument()
+                return (value, watch.found)
+            }
         }
         return try result.get()
     }

@@ -6,6 +6,33 @@ extension ParserCursor {
     mutating func parseString() throws(JSONParseError) -> String {
         position += 1
         let start = position
+        let stop = try scanPlainRun(from: start)
+        if bytes[stop] == UInt8(ascii: "\"") {
+            position = stop + 1
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<stop]), as: UTF8.self)
+        }
+        position = stop
+        return try parseEscapedString(from: start)
+    }
+
+    /// Checks a string starting at its opening quote as `parseString()` does, without making
+    /// it (one with escapes is made, the rare case).
+    mutating func skipString() throws(JSONParseError) {
+        position += 1
+        let start = position
+        let stop = try scanPlainRun(from: start)
+        if bytes[stop] == UInt8(ascii: "\"") {
+            position = stop + 1
+            return
+        }
+        position = stop
+        _ = try parseEscapedString(from: start)
+    }
+
+    /// Checks the bytes of a string from `start` up to its closing quote or its first
+    /// backslash, and returns where that is.
+    @inline(__always)
+    private mutating func scanPlainRun(from start: Int) throws(JSONParseError) -> Int {
         // Non-empty: it holds at least the opening quote.
         let base = bytes.baseAddress!
         let end = bytes.count
@@ -20,14 +47,10 @@ extension ParserCursor {
                 index += 1
                 continue
             }
-            if byte == UInt8(ascii: "\"") {
-                position = index + 1
-                return String(decoding: UnsafeBufferPointer(start: base + start, count: index - start), as: UTF8.self)
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                return index
             }
             position = index
-            if byte == UInt8(ascii: "\\") {
-                return try parseEscapedString(from: start)
-            }
             if byte < 0x20 {
                 throw controlCharacter(byte)
             }

@@ -10,9 +10,9 @@ struct ParserCursor {
     var position = 0
     var depth = 0
     var scratch: [UInt8] = []
-    /// Where each member value of the top-level object was written, when asked for
-    /// (`JSONParser.parseWithMemberRanges`); nil otherwise, so that nothing is recorded.
-    var topLevelRanges: [String: Range<Int>]?
+    /// What to note about the top-level object's members, when asked (nil otherwise: one
+    /// reference to check, nothing to set up or destroy for a plain parse).
+    var topLevel: TopLevelWatch?
 
     init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, options: JSONParser.Options = []) {
         self.bytes = bytes
@@ -58,40 +58,63 @@ struct ParserCursor {
         }
     }
 
-    private mutating func enterContainer() throws(JSONParseError) {
-        guard depth < maximumDepth else {
-            throw failure(.nestingTooDeep, "arrays and objects nested deeper than \(maximumDepth) levels")
+    private mutating func parseObject() throws(JSONParseError) -> JSONValue {
+        var entries: [JSONObject.Entry] = []
+        let rejecting = options.contains(.rejectDuplicateKeys)
+        var keys = DuplicateKeyGuard(rejecting: rejecting)
+        try walkObject { cursor, key, keyStart throws(JSONParseError) in
+            guard !rejecting || keys.admit(key, to: entries[...]) else {
+                throw cursor.failure(.duplicateKey, DuplicateKeyGuard.message(for: key), at: keyStart)
+            }
+            guard cursor.depth == 1, let watch = cursor.topLevel else {
+                return entries.append(JSONObject.Entry(key: key, value: try cursor.parseValue()))
+            }
+            cursor.skipWhitespace()
+            let valueStart = cursor.position
+            if key == watch.unparsed {
+                try cursor.skipValue()
+            } else {
+                entries.append(JSONObject.Entry(key: key, value: try cursor.parseValue()))
+            }
+            watch.noteRange(valueStart..<cursor.position, of: key)
         }
-        depth += 1
-        position += 1
+        return .object(entries.isEmpty ? JSONObject() : JSONObject(entries: entries))
     }
 
-    private mutating func parseObject() throws(JSONParseError) -> JSONValue {
+    private mutating func parseArray() throws(JSONParseError) -> JSONValue {
+        var array: [JSONValue] = []
+        try walkArray { cursor throws(JSONParseError) in array.append(try cursor.parseValue()) }
+        return .array(array)
+    }
+
+    /// Walks the members of the object at the current position, with every error of the
+    /// grammar; `member` reads each value (the cursor just after the colon) and gets the
+    /// key and where it was written.
+    @inline(__always)
+    mutating func walkObject(
+        _ member: (inout ParserCursor, _ key: String, _ keyStart: Int) throws(JSONParseError) -> Void
+    ) throws(JSONParseError) {
         try enterContainer()
         defer { depth -= 1 }
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
-            return .object(JSONObject())
+            return
         }
-        var entries: [JSONObject.Entry] = []
-        var keys = DuplicateKeyGuard(rejecting: options.contains(.rejectDuplicateKeys))
+        var first = true
         while true {
             skipWhitespace()
             guard position < bytes.count else {
                 throw failure(.unexpectedEndOfInput, "unexpected end of input, expected a string key")
             }
             guard bytes[position] == UInt8(ascii: "\"") else {
-                if bytes[position] == UInt8(ascii: "}"), !entries.isEmpty {
+                if bytes[position] == UInt8(ascii: "}"), !first {
                     throw failure(.trailingComma, "trailing comma before '}'", at: lastComma())
                 }
                 throw failure(.unexpectedCharacter, "unexpected \(describeByte(at: position)), expected a string key")
             }
             let keyStart = position
             let key = try parseString()
-            guard keys.admit(key, to: entries) else {
-                throw failure(.duplicateKey, DuplicateKeyGuard.message(for: key), at: keyStart)
-            }
             skipWhitespace()
             guard position < bytes.count else {
                 throw failure(.unexpectedEndOfInput, "unexpected end of input, expected ':' after the key")
@@ -100,16 +123,8 @@ struct ParserCursor {
                 throw failure(.unexpectedCharacter, "unexpected \(describeByte(at: position)), expected ':' after the key")
             }
             position += 1
-            let value: JSONValue
-            if depth == 1, topLevelRanges != nil {
-                skipWhitespace()
-                let valueStart = position
-                value = try parseValue()
-                topLevelRanges?[key] = valueStart..<position
-            } else {
-                value = try parseValue()
-            }
-            entries.append(JSONObject.Entry(key: key, value: value))
+            try member(&self, key, keyStart)
+            first = false
             skipWhitespace()
             guard position < bytes.count else {
                 throw failure(.unexpectedEndOfInput, "unexpected end of input, expected ',' or '}'")
@@ -119,29 +134,32 @@ struct ParserCursor {
                 position += 1
             case UInt8(ascii: "}"):
                 position += 1
-                return .object(JSONObject(entries: entries))
+                return
             default:
                 throw failure(.unexpectedCharacter, "unexpected \(describeByte(at: position)), expected ',' or '}'")
             }
         }
     }
 
-    private mutating func parseArray() throws(JSONParseError) -> JSONValue {
+    /// Walks the elements of the array at the current position, with every error of the
+    /// grammar; `element` reads each one.
+    @inline(__always)
+    mutating func walkArray(_ element: (inout ParserCursor) throws(JSONParseError) -> Void) throws(JSONParseError) {
         try enterContainer()
         defer { depth -= 1 }
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
             position += 1
-            return .array([])
+            return
         }
-        var array: [JSONValue] = []
+        var first = true
         while true {
             skipWhitespace()
-            if position < bytes.count, bytes[position] == UInt8(ascii: "]"), !array.isEmpty {
+            if position < bytes.count, bytes[position] == UInt8(ascii: "]"), !first {
                 throw failure(.trailingComma, "trailing comma before ']'", at: lastComma())
             }
-            let element = try parseValue()
-            array.append(element)
+            try element(&self)
+            first = false
             skipWhitespace()
             guard position < bytes.count else {
                 throw failure(.unexpectedEndOfInput, "unexpected end of input, expected ',' or ']'")
@@ -151,11 +169,19 @@ struct ParserCursor {
                 position += 1
             case UInt8(ascii: "]"):
                 position += 1
-                return .array(array)
+                return
             default:
                 throw failure(.unexpectedCharacter, "unexpected \(describeByte(at: position)), expected ',' or ']'")
             }
         }
+    }
+
+    private mutating func enterContainer() throws(JSONParseError) {
+        guard depth < maximumDepth else {
+            throw failure(.nestingTooDeep, "arrays and objects nested deeper than \(maximumDepth) levels")
+        }
+        depth += 1
+        position += 1
     }
 
     private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
@@ -224,5 +250,31 @@ extension ParserCursor {
         }
         let hex = String(byte, radix: 16, uppercase: true)
         return "byte 0x\(byte < 0x10 ? "0" : "")\(hex)"
+    }
+}
+
+/// What a parse notes about the top-level object's members: where each was written (all,
+/// or the ones named), and one member to check without building.
+final class TopLevelWatch {
+    /// Every member's range, when asked for (`JSONParser.parseWithMemberRanges`).
+    var all: [String: Range<Int>]?
+    /// The members whose ranges are wanted, and where they were found, in the same order.
+    let wanted: [String]
+    private(set) var found: [Range<Int>?]
+    /// A member checked but not built, and left out of the object.
+    let unparsed: String?
+
+    init(all: Bool = false, wanted: [String] = [], unparsed: String? = nil) {
+        self.all = all ? [:] : nil
+        self.wanted = wanted
+        self.found = Array(repeating: nil, count: wanted.count)
+        self.unparsed = unparsed
+    }
+
+    func noteRange(_ range: Range<Int>, of key: String) {
+        all?[key] = range
+        if let index = wanted.firstIndex(of: key) {
+            found[index] = range
+        }
     }
 }

@@ -195,7 +195,7 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
     }
 
     func dispatch(
-        _ payload: JSONValue, from output: ConnectionOutput, sender: Sender, id: String?, ref: Ref?, receivedAt: ContinuousClock.Instant
+        _ payload: ActionPayload, from output: ConnectionOutput, sender: Sender, id: String?, ref: Ref?, receivedAt: ContinuousClock.Instant
     ) -> ProtocolError? {
         do {
             _ = try ActionDecoder().decode(R.Action.self, from: payload)
@@ -205,7 +205,7 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
         let token = node.expectReply(PendingReplies.Entry(
             output: output, ref: ref, address: addressText, deadline: .now + node.replyTimeout
         ))
-        forwards.yield(ForwardedAction(action: payload, id: id, ref: ref, replyTo: ReplyAddress(token: token, node: node.id), sender: sender))
+        forwards.yield(ForwardedAction(action: payload.value, id: id, ref: ref, replyTo: ReplyAddress(token: token, node: node.id), sender: sender))
         return nil
     }
 
@@ -264,8 +264,9 @@ final class ReplicaInstance<R: Reactor>: ClusterReplica, ViewedInstance, Sendabl
             target: .node(action.replyTo), ref: action.ref, sender: action.sender, action: context.events == nil ? nil : action.action
         )
         do throws(ActionDecodingError) {
-            let label = context.actionLabels.label(of: action.action)
-            owner.dispatch(try ActionDecoder().decode(R.Action.self, from: action.action), from: sender, id: action.id, label: label)
+            var name = ""
+            let decoded = try ActionDecoder().decode(R.Action.self, from: ActionPayload(action.action), name: &name)
+            owner.dispatch(decoded, from: sender, id: action.id, label: context.actionLabels.label(named: name))
         } catch {
             context.metrics.action(view.address.kind, "refused")
             owner.log.appendReply(LoggedReply(message: context.codec.error(ProtocolError(error, kind: view.address.kind), ref: action.ref), to: sender.target))
