@@ -104,15 +104,19 @@ extension InstanceOwner {
                 logger.error("pulse value could not be encoded; pulse not sent", metadata: ["pulse": pulse.name, "error": "\(error)"])
             }
         }
-        publishChange(from: published.state, to: encoded.state, pulses: pulses)
+        publishChange(from: published.state, to: encoded.state, pulses: pulses, patch: encoded.patch)
     }
 
-    /// Records one change in the burst: its own patch frame, then its pulses.
-    package func publishChange(from old: JSONValue, to new: JSONValue, pulses: [(name: String, value: JSONValue)] = []) {
+    /// Records one change in the burst: its own patch frame, then its pulses. `patch`: the
+    /// operations that made `new` (the doc kind's edit), sent instead of a diff when they
+    /// apply to `old` itself: an edit then costs what it changed, not the document's size.
+    package func publishChange(
+        from old: JSONValue, to new: JSONValue, pulses: [(name: String, value: JSONValue)] = [], patch: JSONPatch.Step? = nil
+    ) {
         guard !retired.load(ordering: .relaxed) else { return }
         // Compared as text: a change from 1 to 1.0 is a change, so that a snapshot and the
         // copies subscribers patched are always written the same (docs/protocol.md).
-        let operations = JSONPatch.diff(from: old, to: new, equality: .text)
+        let operations = patch?.operations(from: old) ?? JSONPatch.diff(from: old, to: new, equality: .text)
         if !operations.isEmpty {
             published.version += 1
             published.state = new
