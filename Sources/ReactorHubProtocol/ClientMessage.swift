@@ -57,12 +57,16 @@ package enum ClientMessageParser {
 
     package static let maxActionIDLength = 64
 
+    /// The members whose place in the message is kept: `ref` (echoed as written) and
+    /// `action` (decoded by its instance from the bytes).
+    private static let rangedMembers = ["ref", "action"]
+
     package static func parse(_ bytes: [UInt8]) -> Result<ClientRequest, Failure> {
         // The action is left as bytes (checked as strictly as the rest): its instance
         // decodes it from them, with no JSON tree in between.
         let parsed: (value: JSONValue, ranges: [Range<Int>?])
         do {
-            parsed = try JSONParser().parse(bytes, rangesOf: ["ref", "action"], unparsed: "action")
+            parsed = try JSONParser().parse(bytes, rangesOf: rangedMembers, unparsed: "action")
         } catch {
             return .failure(Failure(error: ProtocolError(.badJSON, "message is not valid JSON: \(error.message)"), ref: nil))
         }
