@@ -45,6 +45,9 @@ package enum StateEncoding {
     private static func encode<State, Representable: JSONValueRepresentable & PulseListing>(
         _ state: State, as _: Representable.Type
     ) -> Encoded {
+        // The same type (`State.self` cast to it), read through a pointer so that its
+        // reference counts stay right (as `sameTypeCast` in ReactorHubJSON does).
+        precondition(State.self == Representable.self)
         let state = withUnsafePointer(to: state) { UnsafeRawPointer($0).assumingMemoryBound(to: Representable.self).pointee }
         let pulses = state.pulseRecords.map { Pulse(name: $0.name, updateCount: $0.updateCount, raw: $0.value) }
         return Encoded(state: state.jsonValue, pulses: pulses, patch: state.jsonPatch)

@@ -17,27 +17,13 @@ extension ParserCursor {
             _ = try parseValue()
         }
     }
-
-    /// The members of the object at the current position, each with where its value was
-    /// written, in the order written (a repeated key is listed again); the values are
-    /// checked, not built.
-    mutating func scanObjectMembers() throws(JSONParseError) -> [(key: String, range: Range<Int>)] {
-        var members: [(key: String, range: Range<Int>)] = []
-        members.reserveCapacity(8)
-        try walkObject { cursor, key, _ throws(JSONParseError) in
-            cursor.skipWhitespace()
-            let start = cursor.position
-            try cursor.skipValue()
-            members.append((key, start..<cursor.position))
-        }
-        return members
-    }
 }
 
 extension ParserCursor {
-    /// `scanObjectMembers()` for bytes a parser accepted already (an action inside the
-    /// message it came in): the values are stepped over, not checked again. Stops at the
-    /// end of the bytes, whatever they hold.
+    /// The members of the object at the current position, each with where its value was
+    /// written, in the order written (a repeated key is listed again), for bytes a parser
+    /// accepted already (an action inside the message it came in): the values are stepped
+    /// over, not checked again. Stops at the end of the bytes, whatever they hold.
     mutating func scanCheckedObjectMembers() -> [(key: String, range: Range<Int>)] {
         var members: [(key: String, range: Range<Int>)] = []
         members.reserveCapacity(8)
