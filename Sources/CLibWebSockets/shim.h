@@ -3,10 +3,20 @@
 
 // libwebsockets 4.1 as Debian builds it. Macros and multi-bit option values do not
 // import into Swift, so the few that ReactorHub needs are exposed here as static inline
-// functions with the `rh_lws_` prefix. Nothing else belongs in this file. Its one user is
+// functions with the `rh_lws_` prefix, with the one OpenSSL call made on the SSL_CTX lws
+// hands to its callback. Nothing else belongs in this file. Its one user is
 // ReactorHubLibWebSockets, the Swift wrapper the server and the client are written on.
 
 #include <libwebsockets.h>
+
+/// Has a server vhost's OpenSSL context (the `user` of
+/// LWS_CALLBACK_OPENSSL_LOAD_EXTRA_SERVER_VERIFY_CERTS) issue no TLS 1.3 session tickets:
+/// lws 4.1.6 on libuv left one TLS 1.3 connection in 500 to 15,000 whose server sent its
+/// tickets unserved, its request read and never answered until lws' timeout; with no
+/// tickets none was left in 30,000 (docs/security.md "TLS"). 1 when it was set.
+static inline int rh_lws_tls_server_issue_no_tickets(void *ssl_context) {
+    return SSL_CTX_set_num_tickets((SSL_CTX *)ssl_context, 0);
+}
 
 /// Bytes that must be writable in front of every payload handed to lws_write.
 static inline size_t rh_lws_pre(void) { return LWS_PRE; }

@@ -425,7 +425,9 @@ private func lwsServicePassHook(_ owner: UnsafeMutableRawPointer?) {
 
 /// The one C callback of every context made by `LWSContext`: finds the handler through the
 /// context's user pointer and forwards the reason; without one, or when the handler
-/// declines, lws' default HTTP handler answers.
+/// declines, lws' default HTTP handler answers. A TLS server's OpenSSL context is set to
+/// issue no TLS 1.3 session tickets before anything else sees it
+/// (`rh_lws_tls_server_issue_no_tickets` says why).
 private func lwsProtocolCallback(
     _ wsi: OpaquePointer?,
     _ reason: lws_callback_reasons,
@@ -433,6 +435,10 @@ private func lwsProtocolCallback(
     _ input: UnsafeMutableRawPointer?,
     _ length: Int
 ) -> Int32 {
+    if reason == LWS_CALLBACK_OPENSSL_LOAD_EXTRA_SERVER_VERIFY_CERTS, let user,
+       rh_lws_tls_server_issue_no_tickets(user) != 1 {
+        return 1
+    }
     guard let wsi,
           let context = lws_get_context(wsi),
           let owner = lws_context_user(context),
