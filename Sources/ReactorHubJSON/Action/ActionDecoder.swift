@@ -10,7 +10,8 @@
 ///
 /// The synthesized `init(from:)` expects `{"caseName":{"label":value,…}}` with `_0`, `_1`
 /// for unlabeled values; the decoder presents the wire object in that shape, so no action
-/// needs a hand-written decoder. After decoding, members the initializer never asked
+/// needs a hand-written decoder (an action that is also `WireReadableAction` is read by it
+/// first, and through `Decodable` when it declines). After decoding, members the initializer never asked
 /// for are reported (a typo such as `citty`). `type` is reserved for the action's name,
 /// so an associated value labeled `type` cannot be sent.
 public struct ActionDecoder: Sendable {
@@ -48,6 +49,13 @@ public struct ActionDecoder: Sendable {
             (name, members) = try Self.nameAndMembers(at: range, in: bytes)
         }
         return try decode(type, name: name, members: members)
+    }
+
+    /// The action read by `Readable.init(wire:)` (`Readable` is `Action`), or nil.
+    private static func read<Readable: WireReadableAction, Action>(
+        _: Readable.Type, _ wire: ActionWireMembers, as _: Action.Type
+    ) -> Action? {
+        Readable(wire: wire).map { sameTypeCast($0, to: Action.self) }
     }
 
     private static func nameAndMembers(of payload: JSONValue) throws(ActionDecodingError) -> (String, JSONObject) {
@@ -95,6 +103,10 @@ public struct ActionDecoder: Sendable {
     }
 
     private func decode<Action: Decodable>(_ type: Action.Type, name: String, members: ActionMembers) throws(ActionDecodingError) -> Action {
+        if let readable = Action.self as? any WireReadableAction.Type,
+           let action = Self.read(readable, ActionWireMembers(name: name, members: members), as: Action.self) {
+            return action
+        }
         let decoder = ActionWireDecoder(name: name, members: members, userInfo: userInfo)
         let action: Action
         do {

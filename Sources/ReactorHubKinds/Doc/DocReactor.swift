@@ -159,3 +159,23 @@ public struct DocEvent: Codable, Sendable, Equatable {
         self.value = value
     }
 }
+
+extension DocReactor.Action: WireReadableAction {
+    /// The edits read from their members as the synthesized `init(from:)` reads them (they
+    /// are most of what a `doc` receives); anything else is left to it.
+    public init?(wire action: ActionWireMembers) {
+        switch action.name {
+        case "set":
+            guard action.count == 2, case .string(let path)? = action["path"], let value = action["value"] else { return nil }
+            self = .set(path: path, value: value)
+        case "remove":
+            guard action.count == 1, case .string(let path)? = action["path"] else { return nil }
+            self = .remove(path: path)
+        case "patch":
+            guard action.count == 1, case .array(let operations)? = action["ops"] else { return nil }
+            self = .patch(ops: operations)
+        default:
+            return nil
+        }
+    }
+}
