@@ -67,7 +67,9 @@ struct ParserCursor {
                 throw cursor.failure(.duplicateKey, DuplicateKeyGuard.message(for: key), at: keyStart)
             }
             guard cursor.depth == 1, let watch = cursor.topLevel else {
-                return entries.append(JSONObject.Entry(key: key, value: try cursor.parseValue()))
+                let entry = JSONObject.Entry(key: key, value: try cursor.parseValue())
+                if entries.isEmpty, cursor.anotherFollows() { entries.reserveCapacity(4) }
+                return entries.append(entry)
             }
             cursor.skipWhitespace()
             let valueStart = cursor.position
@@ -83,8 +85,21 @@ struct ParserCursor {
 
     private mutating func parseArray() throws(JSONParseError) -> JSONValue {
         var array: [JSONValue] = []
-        try walkArray { cursor throws(JSONParseError) in array.append(try cursor.parseValue()) }
+        try walkArray { cursor throws(JSONParseError) in
+            let element = try cursor.parseValue()
+            if array.isEmpty, cursor.anotherFollows() { array.reserveCapacity(4) }
+            array.append(element)
+        }
         return .array(array)
+    }
+
+    /// Whether a comma follows the value just read: its container holds another, so the
+    /// first is stored with room for a few (one allocation where growing from one would
+    /// take three; a container of one stays exactly one).
+    @inline(__always)
+    private mutating func anotherFollows() -> Bool {
+        skipWhitespace()
+        return position < bytes.count && bytes[position] == UInt8(ascii: ",")
     }
 
     /// Walks the members of the object at the current position, with every error of the
