@@ -19,32 +19,8 @@ package import Synchronization
 /// a time, and by `start()` before the runtime is observed; everything else is immutable,
 /// behind a lock or atomic.
 package final class InstanceOwner<R: Reactor>: @unchecked Sendable where R.Action: Decodable, R.State: Encodable {
-    /// Where an action comes from: who sent it (for `mutate`), where its reply goes, and
-    /// the local connection whose load it counts towards.
-    package struct Origin: Sendable {
-        package var target: ReplyTarget
-        package var ref: Ref?
-        /// Who sent it, as `Reactor.mutate(action:from:)` sees it; nil: the server itself.
-        package var sender: Sender?
-        /// The local connection that sent it, when its queued actions count towards its
-        /// load (backpressure) and are withdrawn if it closes first.
-        package var connection: ConnectionOutput?
-        package var receivedAt: ContinuousClock.Instant = .now
-        /// The action as it came (JSON), for the `action` event; nil when nobody hears it.
-        package var action: JSONValue?
-
-        package init(
-            target: ReplyTarget, ref: Ref?, sender: Sender?, connection: ConnectionOutput? = nil,
-            receivedAt: ContinuousClock.Instant = .now, action: JSONValue? = nil
-        ) {
-            self.target = target
-            self.ref = ref
-            self.sender = sender
-            self.connection = connection
-            self.receivedAt = receivedAt
-            self.action = action
-        }
-    }
+    /// Where an action comes from (`ActionOrigin`).
+    package typealias Origin = ActionOrigin
 
     /// What the serial context last published.
     package struct Published {
@@ -152,17 +128,17 @@ package final class InstanceOwner<R: Reactor>: @unchecked Sendable where R.Actio
                 return
             }
         }
+        let ticket = ActionTicket(owner: self, origin: sender, id: id, load: context.load)
         var admit: (@Sendable () -> Bool)?
         if let connection = sender.connection {
             let pending = pendingActions.add(1, ordering: .relaxed).newValue
             context.load.queued(from: connection.id, on: stream, instancePending: pending)
-            let load = context.load
-            admit = { load.admits(connection) }
+            admit = { ticket.admits() }
         }
-        runtime.send(action, from: sender.sender, label: label, admit: admit) { [weak self] outcome in
-            self?.answer(outcome, to: sender, id: id)
-        } applied: { [weak self] in
-            self?.applied(sender, id: id)
+        runtime.send(action, from: sender.sender, label: label, admit: admit) { outcome in
+            ticket.answer(outcome)
+        } applied: {
+            ticket.applied()
         }
     }
 
@@ -185,4 +161,70 @@ package final class InstanceOwner<R: Reactor>: @unchecked Sendable where R.Actio
 
     /// No effect running.
     package var isIdle: Bool { !runtime.hasEffectsInFlight }
+}
+
+/// Where an action comes from: who sent it (for `mutate`), where its reply goes, and
+/// the local connection whose load it counts towards.
+package struct ActionOrigin: Sendable {
+    package var target: ReplyTarget
+    package var ref: Ref?
+    /// Who sent it, as `Reactor.mutate(action:from:)` sees it; nil: the server itself.
+    package var sender: Sender?
+    /// The local connection that sent it, when its queued actions count towards its
+    /// load (backpressure) and are withdrawn if it closes first.
+    package var connection: ConnectionOutput?
+    package var receivedAt: ContinuousClock.Instant = .now
+    /// The action as it came (JSON), for the `action` event; nil when nobody hears it.
+    package var action: JSONValue?
+
+    package init(
+        target: ReplyTarget, ref: Ref?, sender: Sender?, connection: ConnectionOutput? = nil,
+        receivedAt: ContinuousClock.Instant = .now, action: JSONValue? = nil
+    ) {
+        self.target = target
+        self.ref = ref
+        self.sender = sender
+        self.connection = connection
+        self.receivedAt = receivedAt
+        self.action = action
+    }
+}
+
+extension InstanceOwner: ActionAnswering {}
+
+/// What an owner does with one action once its runtime has taken it.
+protocol ActionAnswering: AnyObject, Sendable {
+    func answer(_ outcome: ActionOutcome, to sender: ActionOrigin, id: String?)
+    func applied(_ sender: ActionOrigin, id: String?)
+}
+
+/// One action on its way through the runtime: the callbacks the runtime keeps for it
+/// (admit, completion, applied) close over this object alone, one allocation per action
+/// where each closure took its own, and reach the owner weakly, as they did.
+final class ActionTicket: Sendable {
+    weak let owner: (any ActionAnswering)?
+    let origin: ActionOrigin
+    let id: String?
+    let load: ActionLoad
+
+    init(owner: any ActionAnswering, origin: ActionOrigin, id: String?, load: ActionLoad) {
+        self.owner = owner
+        self.origin = origin
+        self.id = id
+        self.load = load
+    }
+
+    /// Whether the action is still to be processed when its turn comes (its connection is
+    /// open and the hub is not draining); always, for an action without a connection.
+    func admits() -> Bool {
+        origin.connection.map(load.admits) ?? true
+    }
+
+    func answer(_ outcome: ActionOutcome) {
+        owner?.answer(outcome, to: origin, id: id)
+    }
+
+    func applied() {
+        owner?.applied(origin, id: id)
+    }
 }
