@@ -116,7 +116,7 @@ package struct JSONCodec: MessageCodec {
         PatchFrame(address: address, version: version, base: base, operations: operations, sum: sum, headroom: headroom)
     }
 
-    package func merge(_ frames: some Collection<PatchFrame>) -> PatchFrame {
+    package func merge(_ frames: ArraySlice<PatchFrame>) -> PatchFrame {
         PatchFrame.merge(frames, headroom: headroom)
     }
 

@@ -23,7 +23,7 @@ package protocol MessageCodec: Sendable {
     /// checksum of the state at `version` for the clients that asked.
     func patch(_ address: String, version: Int, base: Int, operations: some Collection<UInt8>, sum: String?) -> PatchFrame
     /// One frame spanning consecutive frames of one instance.
-    func merge(_ frames: some Collection<PatchFrame>) -> PatchFrame
+    func merge(_ frames: ArraySlice<PatchFrame>) -> PatchFrame
     /// `pulse`: a `@Pulse` property fired.
     func pulse(_ address: String, version: Int, name: String, value: JSONValue) -> OutboundMessage
     /// `presence`: who joined or left, or how many are there.

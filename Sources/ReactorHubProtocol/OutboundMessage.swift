@@ -1,4 +1,9 @@
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One text message on its way out, shared by reference among every connection it is
 /// sent to: a broadcast to a thousand subscribers costs one allocation, not a thousand.
@@ -56,15 +61,16 @@ public final class OutboundMessage: @unchecked Sendable {
         self.count = count
         self.headroom = headroom
         self.label = label
-        // Bytes only: a word's alignment is malloc's (16 went through posix_memalign, a
-        // slower path of glibc, for every message).
-        self.storage = UnsafeMutableRawPointer.allocate(byteCount: headroom + count + 1, alignment: MemoryLayout<UInt>.alignment)
+        // Bytes only, from malloc itself: `UnsafeMutableRawPointer.allocate` goes through
+        // posix_memalign, a slower path of glibc, whatever the alignment asked.
+        guard let storage = malloc(headroom + count + 1) else { fatalError("out of memory for a message of \(count) bytes") }
+        self.storage = storage
         let payload = (storage + headroom).bindMemory(to: UInt8.self, capacity: count)
         body(UnsafeMutableBufferPointer(start: payload, count: count))
     }
 
     deinit {
-        storage.deallocate()
+        free(storage)
     }
 
     /// Reads the payload.

@@ -76,7 +76,14 @@ package final class PatchFrame: Sendable {
     /// One frame spanning `frames` (consecutive, of one instance): `[a,b]`, `[c]` →
     /// `[a,b,c]`, so that applying it applies each in turn. It carries the last frame's
     /// `sum`, the checksum of the version it leads to.
-    package static func merge(_ frames: some Collection<PatchFrame>, headroom: Int = OutboundMessage.standardHeadroom) -> PatchFrame {
+    package static func merge(_ frames: [PatchFrame], headroom: Int = OutboundMessage.standardHeadroom) -> PatchFrame {
+        merge(frames[...], headroom: headroom)
+    }
+
+    /// `merge` of a run of frames held in a larger array. A slice, not any collection:
+    /// iterating a collection through its witness allocates a frame per element read,
+    /// five allocations per action at saturation (the runs are short and many).
+    package static func merge(_ frames: ArraySlice<PatchFrame>, headroom: Int = OutboundMessage.standardHeadroom) -> PatchFrame {
         precondition(!frames.isEmpty)
         if frames.count == 1 { return frames.first! }
         var joined: [UInt8] = [UInt8(ascii: "[")]
@@ -91,7 +98,7 @@ package final class PatchFrame: Sendable {
         }
         joined.append(UInt8(ascii: "]"))
         let first = frames.first!
-        let last = frames.reversed().first!
+        let last = frames.last!
         return PatchFrame(address: first.address, version: last.version, base: first.base, operations: joined, sum: last.sum, headroom: headroom)
     }
 }
