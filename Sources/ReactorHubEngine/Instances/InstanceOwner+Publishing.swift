@@ -90,7 +90,7 @@ extension InstanceOwner {
     package func publish(_ state: R.State) {
         let encoded: StateEncoding.Encoded
         do {
-            encoded = try StateEncoding.encode(state)
+            encoded = try stateForm.encode(state)
         } catch {
             logger.error("state could not be encoded; change not published", metadata: ["error": "\(error)"])
             return
@@ -121,6 +121,8 @@ extension InstanceOwner {
             published.version += 1
             published.state = new
             var writer = JSONWriter()
+            // Room for a small patch at once (growing from nothing took four allocations).
+            writer.bytes.reserveCapacity(256)
             writer.writePatch(operations)
             let frame = context.codec.patch(addressText, version: published.version, base: published.version - 1, operations: writer.bytes)
             burst.append(.patch(frame, state: new, reply: nil))

@@ -40,6 +40,8 @@ package final class InstanceOwner<R: Reactor>: @unchecked Sendable where R.Actio
     package let stream: StreamID
     package let context: ReactorKind.InstanceContext
     package let runtime: ReactorRuntime<R>
+    /// How the reactor's states are encoded.
+    let stateForm = StateEncoding.Form<R.State>()
     package let log: any InstanceLog
     package let logger: Logger
     /// The outcomes of action ids (PROTOCOL.md "Actions that are safe to resend"), and the

@@ -28,12 +28,30 @@ package enum StateEncoding {
     }
 
     package static func encode<State: Encodable>(_ state: State) throws -> Encoded {
-        if let representable = State.self as? any (JSONValueRepresentable & PulseListing).Type {
-            // The state's JSON is at hand (the doc kind): no encoder, no copy of the document.
-            // The type is asked, not the value: casting a large value to an existential
-            // boxes it on the heap, at every change.
-            return encode(state, as: representable)
+        try Form<State>().encode(state)
+    }
+
+    /// How states of one type are encoded, asked once (an instance keeps it: the cast
+    /// showed in profiles when asked at every change).
+    package struct Form<State: Encodable> {
+        /// The state's type when its JSON is at hand (the doc kind): no encoder, no copy of
+        /// the document. The type is asked, not the value: casting a large value to an
+        /// existential boxes it on the heap.
+        private let representable: (any (JSONValueRepresentable & PulseListing).Type)?
+
+        package init() {
+            representable = State.self as? any (JSONValueRepresentable & PulseListing).Type
         }
+
+        package func encode(_ state: State) throws -> Encoded {
+            if let representable {
+                return StateEncoding.encode(state, as: representable)
+            }
+            return try StateEncoding.encodeThroughEncoder(state)
+        }
+    }
+
+    private static func encodeThroughEncoder<State: Encodable>(_ state: State) throws -> Encoded {
         let recorder = PulseRecorder()
         var encoder = JSONValueEncoder()
         encoder.userInfo[PulseRecorder.userInfoKey] = recorder
