@@ -24,36 +24,52 @@ public struct JSONPointer: Sendable, Hashable {
             self = .root
             return
         }
-        var utf8 = Array(text.utf8)
-        guard utf8.first == UInt8(ascii: "/") else {
-            throw JSONPointerError(code: .missingLeadingSlash, pointer: text)
+        var utf8 = text
+        // Read in place: each token is made from its bytes (a buffer only for one with an
+        // escape), where copying the text and each token first took three allocations.
+        let parsed: Result<[String], JSONPointerError> = utf8.withUTF8 { bytes in
+            guard bytes[0] == UInt8(ascii: "/") else {
+                return .failure(JSONPointerError(code: .missingLeadingSlash, pointer: text))
+            }
+            var tokens: [String] = []
+            var start = 1
+            for index in 1...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
+                let token = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                guard let unescaped = Self.unescape(token) else {
+                    return .failure(JSONPointerError(code: .invalidEscape, pointer: text))
+                }
+                tokens.append(unescaped)
+                start = index + 1
+            }
+            return .success(tokens)
         }
-        utf8.removeFirst()
-        var tokens: [String] = []
-        var current: [UInt8] = []
+        self.tokens = try parsed.get()
+    }
+
+    /// A token's text with `~0` and `~1` read back as `~` and `/`; nil when a `~` is
+    /// followed by anything else or ends the token.
+    private static func unescape(_ token: UnsafeBufferPointer<UInt8>) -> String? {
+        guard token.contains(UInt8(ascii: "~")) else {
+            return String(decoding: token, as: UTF8.self)
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(token.count)
         var index = 0
-        while index <= utf8.count {
-            guard index < utf8.count, utf8[index] != UInt8(ascii: "/") else {
-                tokens.append(String(decoding: current, as: UTF8.self))
-                current.removeAll(keepingCapacity: true)
+        while index < token.count {
+            let byte = token[index]
+            guard byte == UInt8(ascii: "~") else {
+                bytes.append(byte)
                 index += 1
                 continue
             }
-            let byte = utf8[index]
-            if byte == UInt8(ascii: "~") {
-                let next = index + 1 < utf8.count ? utf8[index + 1] : 0
-                switch next {
-                case UInt8(ascii: "0"): current.append(UInt8(ascii: "~"))
-                case UInt8(ascii: "1"): current.append(UInt8(ascii: "/"))
-                default: throw JSONPointerError(code: .invalidEscape, pointer: text)
-                }
-                index += 2
-            } else {
-                current.append(byte)
-                index += 1
+            switch index + 1 < token.count ? token[index + 1] : 0 {
+            case UInt8(ascii: "0"): bytes.append(UInt8(ascii: "~"))
+            case UInt8(ascii: "1"): bytes.append(UInt8(ascii: "/"))
+            default: return nil
             }
+            index += 2
         }
-        self.tokens = tokens
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Whether the pointer designates the whole document.
