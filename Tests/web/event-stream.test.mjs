@@ -47,6 +47,9 @@ liveSuite('the HTTP fallback against a live daemon', import.meta.url, () => {
     await until(() => pulses.length === 1, 'the pulse');
     assert.deepEqual(pulses, [['alertMessage', 'increased!']]);
     assert.equal(hub.reactor('counter/fallback').version, 3);
+    // The watcher's patch comes over its own connection, which may be later than the
+    // fallback's pulse (a fresh-clone run compared them before it came).
+    await until(() => watcher.reactor('counter/fallback').confirmedState.value === 1, "the watcher's patch");
     assert.equal(watcher.reactor('counter/fallback').confirmedState.value, 1);
     assert.deepEqual(seen.filter(([cause]) => cause === 'snapshot' || cause === 'patch').map(([, version]) => version), [0, 1, 2, 3]);
   });
