@@ -11,9 +11,9 @@
 /// The synthesized `init(from:)` expects `{"caseName":{"label":value,…}}` with `_0`, `_1`
 /// for unlabeled values; the decoder presents the wire object in that shape, so no action
 /// needs a hand-written decoder (an action that is also `WireReadableAction` is read by it
-/// first, and through `Decodable` when it declines). After decoding, members the initializer never asked
-/// for are reported (a typo such as `citty`). `type` is reserved for the action's name,
-/// so an associated value labeled `type` cannot be sent.
+/// first, and through `Decodable` when it declines). After decoding, members the
+/// initializer never asked for are reported (a typo such as `citty`). `type` is reserved
+/// for the action's name, so an associated value labeled `type` cannot be sent.
 public struct ActionDecoder: Sendable {
     /// Values every nested decoder sees in its `userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable]

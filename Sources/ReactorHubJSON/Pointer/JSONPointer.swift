@@ -24,10 +24,10 @@ public struct JSONPointer: Sendable, Hashable {
             self = .root
             return
         }
-        var utf8 = text
         // Read in place: each token is made from its bytes (a buffer only for one with an
         // escape), where copying the text and each token first took three allocations.
-        let parsed: Result<[String], JSONPointerError> = utf8.withUTF8 { bytes in
+        var contiguous = text
+        let parsed: Result<[String], JSONPointerError> = contiguous.withUTF8 { bytes in
             guard bytes[0] == UInt8(ascii: "/") else {
                 return .failure(JSONPointerError(code: .missingLeadingSlash, pointer: text))
             }
