@@ -1,13 +1,13 @@
 """A writer that retries with action ids, as client libraries do (PROTOCOL.md "Actions that
 are safe to resend"): each action appends its own id to the doc's `/log`; after `overloaded`,
-a lost connection or a silent node it sends the same id again, through the next node."""
+a lost connection, a refused upgrade or a silent node it sends the same id again, through the next node."""
 import asyncio
 import itertools
 import json
 import time
 
 from websockets.asyncio.client import connect as ws_connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 
 class IdWriter:
@@ -85,7 +85,9 @@ class IdWriter:
                     continue
                 self.errors.append(message)
                 return message
-            except (ConnectionClosed, OSError, asyncio.TimeoutError, ConnectionError):
+            # InvalidHandshake: a node that is stopping answers an upgrade with 503, or
+            # closes a connection it accepted before its response when it exits
+            except (ConnectionClosed, InvalidHandshake, OSError, asyncio.TimeoutError, ConnectionError):
                 await self._drop()
                 await asyncio.sleep(0.1)
         raise AssertionError(f"{self.name}: {id} not acked within {deadline} s")
