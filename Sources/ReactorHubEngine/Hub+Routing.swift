@@ -56,7 +56,7 @@ extension Hub {
             }
             state.sessions[id] = session
             if let joined = session.joined[address] {
-                return .success((joined, session.output, sender(of: session), false))
+                return .success((joined, session.output, session.sender(node: nodeName), false))
             }
             guard session.joined.count < configuration.maxJoinsPerConnection else {
                 return .failure(ProtocolError(
@@ -76,7 +76,7 @@ extension Hub {
             state.sessions[id] = session
             state.joinedCount[address, default: 0] += 1
             state.idleSince[address] = nil
-            return .success((slot, session.output, sender(of: session), created))
+            return .success((slot, session.output, session.sender(node: nodeName), created))
         }
         switch result {
         case .failure(let error):
@@ -126,20 +126,12 @@ extension Hub {
             if memoryPressure.load(ordering: .relaxed) {
                 return .failure(ProtocolError(.overloaded, "the server is past 90% of its memory limit (limits.maxMemoryBytes) and takes no actions now; retry later"))
             }
-            guard var session = state.sessions[id], let slot = session.joined[address] else {
+            // The session is checked and charged where it is stored: copying it out and back
+            // took a count of each of its members and a second lookup, for every action.
+            guard let index = state.sessions.index(forKey: id) else {
                 return .failure(ProtocolError(.notJoined, "join \(address) before sending actions to it"))
             }
-            if let refusal = session.identity.refusal(.act, address) {
-                return .failure(ProtocolError(.forbidden, refusal))
-            }
-            guard session.bucket.take(now: now) else {
-                return .failure(ProtocolError(
-                    .rateLimited,
-                    "more than \(configuration.actionsPerSecond) actions per second (burst \(configuration.actionBurst)) on this connection; slow down and retry"
-                ))
-            }
-            state.sessions[id] = session
-            return .success((slot, session.output, sender(of: session)))
+            return admitAction(to: address, from: &state.sessions.values[index], now: now)
         }
         switch lookup {
         case .failure(let error):
@@ -147,6 +139,25 @@ extension Hub {
         case .success(let (slot, output, sender)):
             forward(.action(output, payload: payload, id: actionID, ref: ref, receivedAt: receivedAt, sender: sender), to: slot)
         }
+    }
+
+    /// The slot of `address` for an action of `session`, charged to its budget, or why not.
+    private func admitAction(
+        to address: ReactorAddress, from session: inout Session, now: ContinuousClock.Instant
+    ) -> Result<(InstanceSlot, ConnectionOutput, Sender), ProtocolError> {
+        guard let slot = session.joined[address] else {
+            return .failure(ProtocolError(.notJoined, "join \(address) before sending actions to it"))
+        }
+        if let refusal = session.identity.refusal(.act, address) {
+            return .failure(ProtocolError(.forbidden, refusal))
+        }
+        guard session.bucket.take(now: now) else {
+            return .failure(ProtocolError(
+                .rateLimited,
+                "more than \(configuration.actionsPerSecond) actions per second (burst \(configuration.actionBurst)) on this connection; slow down and retry"
+            ))
+        }
+        return .success((slot, session.output, session.sender(node: nodeName)))
     }
 
     /// `{"type":"presence",…}`: needs the reactor joined (and so the read right); counts
@@ -260,14 +271,8 @@ extension Hub {
     }
 
     /// Who a session is, as a reactor sees the sender of an action (`Sender`).
-    func sender(of session: Session) -> Sender {
-        var claims: [String: Claim] = [:]
-        if case .user(let identity) = session.identity { claims = identity.senderClaims }
-        return Sender(
-            user: session.identity.user, claims: claims, session: cluster?.session(session.id) ?? session.id.description,
-            node: cluster?.id ?? configuration.nodeID, transport: session.isStream ? .http : .webSocket
-        )
-    }
+    /// `Sender.node`: the cluster's node id, or the configured one.
+    var nodeName: String? { cluster?.id ?? configuration.nodeID }
 
     private func unknownKind(_ kind: String) -> ProtocolError {
         ProtocolError(.unknownReactor, "no reactor kind '\(kind)'; kinds: \(registry.names.joined(separator: ", "))")

@@ -120,10 +120,12 @@ public final class Hub: TransportHandler, Sendable {
         let identity = identity(of: connection)
         metrics.connectionsOpened.increment()
         let joinBucket = TokenBucket(ratePerSecond: configuration.joinsPerSecond, burst: configuration.joinBurst, now: .now)
+        let sessionName = cluster?.session(connection.id) ?? connection.id.description
         state.withLock {
             $0.sessions[connection.id] = Session(
                 output: output, bucket: bucket, joinBucket: joinBucket, identity: identity, path: connection.path,
-                peerAddress: connection.peerAddress, isStream: connection.stream != nil
+                peerAddress: connection.peerAddress, isStream: connection.stream != nil,
+                senderSession: sessionName
             )
         }
         logger.info(
@@ -141,7 +143,7 @@ public final class Hub: TransportHandler, Sendable {
             return streamOpened(connection, stream)
         }
         let hello = codec.hello(
-            server: configuration.serverName, session: cluster?.session(connection.id) ?? connection.id.description, identity: identity.hello,
+            server: configuration.serverName, session: sessionName, identity: identity.hello,
             node: cluster?.id ?? configuration.nodeID, reactors: helloReactors
         )
         delivery.send(.reply(hello), to: output)

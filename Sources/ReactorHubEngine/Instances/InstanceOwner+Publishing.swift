@@ -96,10 +96,9 @@ extension InstanceOwner {
             return
         }
         var pulses: [(name: String, value: JSONValue)] = []
-        for pulse in encoded.pulses where published.pulseCounts[pulse.name] != pulse.updateCount {
-            published.pulseCounts[pulse.name] = pulse.updateCount
+        for pulse in encoded.pulses where published.pulseCounts.update(pulse.name, to: pulse.updateCount) {
             do {
-                pulses.append((pulse.name, try pulse.encodedValue()))
+                pulses.append((pulse.name, try StateEncoding.encodedValue(of: pulse)))
             } catch {
                 logger.error("pulse value could not be encoded; pulse not sent", metadata: ["pulse": pulse.name, "error": "\(error)"])
             }
@@ -120,11 +119,15 @@ extension InstanceOwner {
         if !operations.isEmpty {
             published.version += 1
             published.state = new
-            var writer = JSONWriter()
-            // Room for a small patch at once (growing from nothing took four allocations).
-            writer.bytes.reserveCapacity(256)
-            writer.writePatch(operations)
-            let frame = context.codec.patch(addressText, version: published.version, base: published.version - 1, operations: writer.bytes)
+            // Room for a small patch at once (growing from nothing took four allocations),
+            // kept for the next version unless a large patch grew it.
+            if patchWriter.bytes.capacity > 65_536 { patchWriter.bytes = [] }
+            patchWriter.bytes.removeAll(keepingCapacity: true)
+            patchWriter.bytes.reserveCapacity(256)
+            patchWriter.writePatch(operations)
+            let frame = context.codec.patch(
+                addressText, version: published.version, base: published.version - 1, operations: patchWriter.bytes
+            )
             burst.append(.patch(frame, state: new, reply: nil))
         }
         for pulse in pulses {

@@ -26,7 +26,7 @@ package final class InstanceOwner<R: Reactor>: @unchecked Sendable where R.Actio
     package struct Published {
         package var state: JSONValue
         package var version: Int
-        package var pulseCounts: [String: UInt]
+        package var pulseCounts: PulseCounts
     }
 
     /// The action accepted and not yet applied: where its ack goes in the burst.
@@ -54,6 +54,9 @@ package final class InstanceOwner<R: Reactor>: @unchecked Sendable where R.Actio
     package var published: Published
     package var burst: [LogRecord] = []
     package var accepting: Accepting?
+    /// Where each version's patch is written before it is framed, kept between versions
+    /// (an allocation per version otherwise); let go of when a large patch grew it.
+    var patchWriter = JSONWriter()
     private var observation: RuntimeObservation?
 
     /// An owner continuing from the committed `state` at `version`; `restored` is that
@@ -72,7 +75,7 @@ package final class InstanceOwner<R: Reactor>: @unchecked Sendable where R.Actio
             reactor: reactor, logger: context.logger, restoredState: restored, trapLabel: context.trapLabel
         )
         self.actionIDs = Locked(ActionIDWindow(window: context.dedupeWindow, capacity: context.dedupeEntries))
-        self.published = Published(state: committed, version: version, pulseCounts: [:])
+        self.published = Published(state: committed, version: version, pulseCounts: PulseCounts())
     }
 
     /// Starts publishing: a state that differs from the committed one (the kind reset

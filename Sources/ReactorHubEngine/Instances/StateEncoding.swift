@@ -1,19 +1,17 @@
 package import ReactorHubJSON
-import Reactor
+package import Reactor
 
 /// Encodes a reactor's `State` into the JSON clients see, with `@Pulse` properties left
 /// out and reported aside (their update counts and values).
 package enum StateEncoding {
-    /// A pulse property as the state holds it; its value is encoded only when it fired.
-    package struct Pulse {
-        package var name: String
-        package var updateCount: UInt
-        package var raw: any Encodable & Sendable
+    /// A pulse property as the state holds it (its name, `valueUpdatedCount` and value); the
+    /// value is encoded only when it fired.
+    package typealias Pulse = PulseRecorder.Record
 
-        package func encodedValue() throws -> JSONValue {
-            let value: any Encodable = raw
-            return try JSONValueEncoder().encode(value)
-        }
+    /// The JSON of a pulse's value.
+    package static func encodedValue(of pulse: Pulse) throws -> JSONValue {
+        let value: any Encodable = pulse.value
+        return try JSONValueEncoder().encode(value)
     }
 
     package struct Encoded {
@@ -22,8 +20,11 @@ package enum StateEncoding {
         /// The operations that made `state`, when the state knows them (the doc kind).
         package var patch: JSONPatch.Step? = nil
 
-        package var pulseCounts: [String: UInt] {
-            Dictionary(pulses.map { ($0.name, $0.updateCount) }, uniquingKeysWith: { _, last in last })
+        /// Each pulse's name and update count, in order.
+        package var pulseCounts: PulseCounts {
+            var counts = PulseCounts()
+            for pulse in pulses { _ = counts.update(pulse.name, to: pulse.updateCount) }
+            return counts
         }
     }
 
@@ -56,8 +57,7 @@ package enum StateEncoding {
         var encoder = JSONValueEncoder()
         encoder.userInfo[PulseRecorder.userInfoKey] = recorder
         let json = try encoder.encode(state)
-        let pulses = recorder.records.map { Pulse(name: $0.name, updateCount: $0.updateCount, raw: $0.value) }
-        return Encoded(state: json, pulses: pulses)
+        return Encoded(state: json, pulses: recorder.records)
     }
 
     private static func encode<State, Representable: JSONValueRepresentable & PulseListing>(
@@ -67,8 +67,30 @@ package enum StateEncoding {
         // reference counts stay right (as `sameTypeCast` in ReactorHubJSON does).
         precondition(State.self == Representable.self)
         let state = withUnsafePointer(to: state) { UnsafeRawPointer($0).assumingMemoryBound(to: Representable.self).pointee }
-        let pulses = state.pulseRecords.map { Pulse(name: $0.name, updateCount: $0.updateCount, raw: $0.value) }
-        return Encoded(state: state.jsonValue, pulses: pulses, patch: state.jsonPatch)
+        return Encoded(state: state.jsonValue, pulses: state.pulseRecords, patch: state.jsonPatch)
+    }
+}
+
+/// The update count each pulse of a state had when it was last published, by name: a few
+/// entries searched in order (a dictionary hashed the name of each pulse at every change).
+package struct PulseCounts {
+    private var entries: [(name: String, count: UInt)] = []
+
+    package init() {}
+
+    package subscript(name: String) -> UInt? {
+        entries.first { $0.name == name }?.count
+    }
+
+    /// Sets `name`'s count; returns whether it changed (a pulse not seen before has changed).
+    package mutating func update(_ name: String, to count: UInt) -> Bool {
+        guard let index = entries.firstIndex(where: { $0.name == name }) else {
+            entries.append((name, count))
+            return true
+        }
+        guard entries[index].count != count else { return false }
+        entries[index].count = count
+        return true
     }
 }
 

@@ -1,9 +1,10 @@
+import Reactor
 import ReactorHubProtocol
 
 /// What the hub knows about one connection: its outbox, the reactors it joined and its
 /// action budget. Touched only under the hub's lock.
 ///
-/// Kept small (112 bytes): the hub's table holds it inline, in up to twice as many slots as
+/// Kept small (128 bytes): the hub's table holds it inline, in up to twice as many slots as
 /// there are sessions (BENCHMARKS.md, "Idle memory per connection (issue 38)").
 struct Session {
     var id: ConnectionID { output.id }
@@ -20,18 +21,28 @@ struct Session {
     let peerAddress: String
     /// An event stream (API.md): one reactor, no messages in.
     let isStream: Bool
+    /// `Sender.session` of this connection's actions (`hello.session`), written once.
+    let senderSession: String
 
     /// Whom the instances this session creates count against (`limits.maxInstancesPerUser`):
     /// its user, or its peer address when anonymous.
+    /// Who this connection's actions come from (on node `node`), as its identity now stands.
+    func sender(node: String?) -> Sender {
+        var claims: [String: Claim] = [:]
+        if case .user(let identity) = identity { claims = identity.senderClaims }
+        return Sender(user: identity.user, claims: claims, session: senderSession, node: node, transport: isStream ? .http : .webSocket)
+    }
+
     var quotaKey: String {
         identity.quotaKey(peer: peerAddress)
     }
 
     init(
         output: ConnectionOutput, bucket: TokenBucket, joinBucket: TokenBucket, identity: SessionIdentity, path: String = "/ws",
-        peerAddress: String = "", isStream: Bool = false
+        peerAddress: String = "", isStream: Bool = false, senderSession: String
     ) {
         self.isStream = isStream
+        self.senderSession = senderSession
         self.output = output
         self.bucket = bucket
         self.joinBucket = joinBucket

@@ -49,10 +49,9 @@ public struct JSONParser: Sendable {
             count: bytes.count
         )
         var cursor = ParserCursor(bytes: buffer, maximumDepth: maximumDepth, options: options)
-        let watch = TopLevelWatch(all: true)
-        cursor.topLevel = watch
+        cursor.topLevel = TopLevelWatch(all: true)
         let value = try cursor.parseDocument()
-        return (value, watch.all ?? [:])
+        return (value, cursor.topLevel?.all ?? [:])
     }
 
     /// Parses one JSON text from a byte array, with the ranges of its top-level members;
@@ -78,10 +77,9 @@ public struct JSONParser: Sendable {
         let result: Result<(value: JSONValue, ranges: [Range<Int>?]), JSONParseError> = bytes.withUnsafeBufferPointer { buffer in
             Result { () throws(JSONParseError) in
                 var cursor = ParserCursor(bytes: buffer, maximumDepth: maximumDepth, options: options)
-                let watch = TopLevelWatch(wanted: names, unparsed: unparsed)
-                cursor.topLevel = watch
+                cursor.topLevel = TopLevelWatch(wanted: names, unparsed: unparsed)
                 let value = try cursor.parseDocument()
-                return (value, watch.found)
+                return (value, cursor.topLevel?.found ?? [])
             }
         }
         return try result.get()

@@ -10,8 +10,8 @@ struct ParserCursor {
     var position = 0
     var depth = 0
     var scratch: [UInt8] = []
-    /// What to note about the top-level object's members, when asked (nil otherwise: one
-    /// reference to check, nothing to set up or destroy for a plain parse).
+    /// What to note about the top-level object's members, when asked (nil otherwise:
+    /// nothing to set up or destroy for a plain parse).
     var topLevel: TopLevelWatch?
 
     init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, options: JSONParser.Options = []) {
@@ -66,19 +66,21 @@ struct ParserCursor {
             guard !rejecting || keys.admit(key, to: entries[...]) else {
                 throw cursor.failure(.duplicateKey, DuplicateKeyGuard.message(for: key), at: keyStart)
             }
-            guard cursor.depth == 1, let watch = cursor.topLevel else {
+            guard cursor.depth == 1, cursor.topLevel != nil else {
                 let entry = JSONObject.Entry(key: key, value: try cursor.parseValue())
                 if entries.isEmpty, cursor.anotherFollows() { entries.reserveCapacity(4) }
                 return entries.append(entry)
             }
             cursor.skipWhitespace()
             let valueStart = cursor.position
-            if key == watch.unparsed {
+            if key == cursor.topLevel?.unparsed {
                 try cursor.skipValue()
             } else {
-                entries.append(JSONObject.Entry(key: key, value: try cursor.parseValue()))
+                let entry = JSONObject.Entry(key: key, value: try cursor.parseValue())
+                if entries.isEmpty { entries.reserveCapacity(4) }
+                entries.append(entry)
             }
-            watch.noteRange(valueStart..<cursor.position, of: key)
+            cursor.topLevel?.noteRange(valueStart..<cursor.position, of: key)
         }
         return .object(entries.isEmpty ? JSONObject() : JSONObject(entries: entries))
     }
@@ -270,7 +272,7 @@ extension ParserCursor {
 
 /// What a parse notes about the top-level object's members: where each was written (all,
 /// or the ones named), and one member to check without building.
-final class TopLevelWatch {
+struct TopLevelWatch {
     /// Every member's range, when asked for (`JSONParser.parseWithMemberRanges`).
     var all: [String: Range<Int>]?
     /// The members whose ranges are wanted, and where they were found, in the same order.
@@ -286,7 +288,7 @@ final class TopLevelWatch {
         self.unparsed = unparsed
     }
 
-    func noteRange(_ range: Range<Int>, of key: String) {
+    mutating func noteRange(_ range: Range<Int>, of key: String) {
         all?[key] = range
         if let index = wanted.firstIndex(of: key) {
             found[index] = range

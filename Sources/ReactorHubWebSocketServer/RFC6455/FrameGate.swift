@@ -80,7 +80,8 @@ struct FrameGate: Equatable {
 
     private var phase = Phase.header
     private var header: [UInt8] = []
-    private var mask: [UInt8] = []
+    /// The frame's masking key, first byte lowest (held without an array: one per frame).
+    private var mask: UInt32 = 0
     private var controlPayload: [UInt8] = []
     /// A text or binary message was started without FIN: continuations are expected.
     private var messageOpen = false
@@ -143,7 +144,7 @@ struct FrameGate: Equatable {
             case .controlPayload(let opcode, let remaining):
                 let taken = min(remaining, bytes.count - index)
                 for offset in 0..<taken {
-                    controlPayload.append(bytes[index + offset] ^ mask[controlPayload.count & 3])
+                    controlPayload.append(bytes[index + offset] ^ UInt8(truncatingIfNeeded: mask >> (8 * UInt32(controlPayload.count & 3))))
                 }
                 held += taken
                 index += taken
@@ -209,7 +210,9 @@ struct FrameGate: Equatable {
         if lengthBytes > 0 {
             length = header[2..<(2 + lengthBytes)].reduce(0) { $0 << 8 | UInt64($1) }
         }
-        mask = Array(header[(2 + lengthBytes)...])
+        let keyStart = 2 + lengthBytes
+        mask = UInt32(header[keyStart]) | UInt32(header[keyStart + 1]) << 8 | UInt32(header[keyStart + 2]) << 16
+            | UInt32(header[keyStart + 3]) << 24
         header.removeAll(keepingCapacity: true)
         if acceptsCompressedMessages && (opcode == 0x1 || opcode == 0x2) {
             let compressed = first & 0x40 != 0
