@@ -13,6 +13,8 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BINARY = pathlib.Path(os.environ.get("REACTORHUB_BINARY", ROOT / ".build" / "debug" / "reactorhub"))
 OUTPUT = pathlib.Path(os.environ.get("REACTORHUB_TEST_OUTPUT", ROOT / "test-output"))
+# The daemon logs written by this run so far, by name (`Daemon`).
+_LOGS_STARTED: set[str] = set()
 
 
 class Daemon:
@@ -32,7 +34,11 @@ class Daemon:
             self.config_path.write_text(json.dumps(config))
         OUTPUT.mkdir(parents=True, exist_ok=True)
         self.log_path = OUTPUT / f"{name}.log"
-        self.log = open(self.log_path, "ab")
+        # A name's first daemon in this run starts its log afresh (a run before in the same
+        # tree left its lines, which tests that read the log would count); a later one with
+        # the same name (a restart) appends.
+        self.log = open(self.log_path, "ab" if name in _LOGS_STARTED else "wb")
+        _LOGS_STARTED.add(name)
         def limit_open_files():  # soft and hard: the daemon raises its soft limit to the hard one
             resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
 
