@@ -118,7 +118,8 @@ extension Hub {
         guard registry.kind(named: address.kind) != nil else {
             return refuse(id, unknownKind(address.kind), ref: ref)
         }
-        let now = ContinuousClock.now
+        // The budget is charged at the message's arrival (the clock was read then).
+        let now = receivedAt
         let lookup = state.withLock { state -> Result<(InstanceSlot, ConnectionOutput, Sender), ProtocolError> in
             if state.draining {
                 return .failure(ProtocolError(.overloaded, "the server is shutting down and takes no new actions; retry on another server or later"))
