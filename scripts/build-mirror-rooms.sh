@@ -42,7 +42,11 @@ static=$(pkg-config --variable=libdir libwebsockets)/libwebsockets.a
 work=$(mktemp -d /tmp/reactorhub-mirror-rooms.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 if [ -z "$source_dir" ]; then
-  git clone -q --depth 1 --branch v4.1.6 https://github.com/warmcat/libwebsockets "$work/libwebsockets"
+  git clone -q --depth 1 --branch v4.1.6 https://github.com/warmcat/libwebsockets "$work/libwebsockets" || {
+    echo "build-mirror-rooms: could not clone libwebsockets v4.1.6 from GitHub; on a machine without" \
+      "network, pass --source DIR (a tree of that tag, e.g. 'git archive v4.1.6' of a copy, unpacked)" >&2
+    exit 1
+  }
   source_dir=$work/libwebsockets
 fi
 mkdir -p "$work/tree/test-apps" "$work/tree/plugins"
