@@ -271,8 +271,8 @@ extension Hub {
         reply(codec.error(error, ref: ref), to: id)
     }
 
-    /// Who a session is, as a reactor sees the sender of an action (`Sender`).
-    /// `Sender.node`: the cluster's node id, or the configured one.
+    /// This node's name (`hello.node`, `Sender.node`): the cluster's node id, or the
+    /// configured one.
     var nodeName: String? { cluster?.id ?? configuration.nodeID }
 
     private func unknownKind(_ kind: String) -> ProtocolError {

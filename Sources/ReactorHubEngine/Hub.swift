@@ -144,7 +144,7 @@ public final class Hub: TransportHandler, Sendable {
         }
         let hello = codec.hello(
             server: configuration.serverName, session: sessionName, identity: identity.hello,
-            node: cluster?.id ?? configuration.nodeID, reactors: helloReactors
+            node: nodeName, reactors: helloReactors
         )
         delivery.send(.reply(hello), to: output)
         armTimers(for: connection.id, identity: identity)

@@ -1,6 +1,7 @@
 """A writer that retries with action ids, as client libraries do (PROTOCOL.md "Actions that
 are safe to resend"): each action appends its own id to the doc's `/log`; after `overloaded`,
-a lost connection, a refused upgrade or a silent node it sends the same id again, through the next node."""
+a lost connection, a refused upgrade or a silent node it sends the same id again, through the
+next node."""
 import asyncio
 import itertools
 import json

@@ -155,9 +155,7 @@ extension Hub {
                 complete(.failure(APIError(ProtocolError(.internal, "the instance answered something that is not an ack or an error"))))
             }
         }
-        var claims: [String: Claim] = [:]
-        if case .user(let verified) = identity { claims = verified.senderClaims }
-        let sender = Sender(user: identity.user, claims: claims, session: session, node: cluster?.id ?? configuration.nodeID, transport: .http)
+        let sender = identity.sender(session: session, node: nodeName, transport: .http)
         forward(.action(output, payload: ActionPayload(action), id: id, ref: 1, receivedAt: receivedAt, sender: sender), to: slot)
     }
 

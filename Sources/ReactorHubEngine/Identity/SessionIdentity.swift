@@ -1,3 +1,4 @@
+import Reactor
 import ReactorHubProtocol
 import Foundation
 
@@ -30,6 +31,14 @@ enum SessionIdentity: Sendable {
         case .anonymous: .anonymous
         case .user(let token): .user(token.subject)
         }
+    }
+
+    /// Who an action of this identity comes from, as its kind sees it (`Sender`): the
+    /// token's user and its claims other than the registered ones.
+    func sender(session: String, node: String?, transport: Sender.Transport) -> Sender {
+        var claims: [String: Claim] = [:]
+        if case .user(let token) = self { claims = token.senderClaims }
+        return Sender(user: user, claims: claims, session: session, node: node, transport: transport)
     }
 
     /// Whom what it creates and sends counts against (`limits.maxInstancesPerUser`, the

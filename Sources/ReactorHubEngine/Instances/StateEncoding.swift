@@ -78,10 +78,6 @@ package struct PulseCounts {
 
     package init() {}
 
-    package subscript(name: String) -> UInt? {
-        entries.first { $0.name == name }?.count
-    }
-
     /// Sets `name`'s count; returns whether it changed (a pulse not seen before has changed).
     package mutating func update(_ name: String, to count: UInt) -> Bool {
         guard let index = entries.firstIndex(where: { $0.name == name }) else {

@@ -24,15 +24,13 @@ struct Session {
     /// `Sender.session` of this connection's actions (`hello.session`), written once.
     let senderSession: String
 
-    /// Whom the instances this session creates count against (`limits.maxInstancesPerUser`):
-    /// its user, or its peer address when anonymous.
     /// Who this connection's actions come from (on node `node`), as its identity now stands.
     func sender(node: String?) -> Sender {
-        var claims: [String: Claim] = [:]
-        if case .user(let identity) = identity { claims = identity.senderClaims }
-        return Sender(user: identity.user, claims: claims, session: senderSession, node: node, transport: isStream ? .http : .webSocket)
+        identity.sender(session: senderSession, node: node, transport: isStream ? .http : .webSocket)
     }
 
+    /// Whom the instances this session creates count against (`limits.maxInstancesPerUser`):
+    /// its user, or its peer address when anonymous.
     var quotaKey: String {
         identity.quotaKey(peer: peerAddress)
     }
