@@ -5,7 +5,8 @@
 // reply, as it was written: it is a slice of the input, a JSON string or number, and takes at
 // most `Ref.maximumLength` characters (Unicode scalars, without a string's quotes), so a
 // client cannot make the server repeat a long text. An accepted join, leave or action names
-// an address whose text parses back to itself.
+// an address whose text parses back to itself. The shortcut for the usual action message
+// answers as the full parse does, down to where the action and the ref were written.
 import ReactorHubProtocol
 import FuzzSupport
 import ReactorHubJSON
@@ -16,7 +17,9 @@ public func fuzzClientMessage(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
     // The parser leaves an action unparsed, and checks it as strictly as the rest: a
     // message is bad JSON exactly when the whole parser refuses it.
     let parsed = try? JSONParser().parse(input.array)
-    switch ClientMessageParser.parse(input.array) {
+    let answer = ClientMessageParser.parse(input.array)
+    checkShortcut(answer, on: input.array)
+    switch answer {
     case .success(let request):
         checkEchoed(request.ref, in: input.array)
         require(parsed != nil, "a message the parser refuses was accepted")
@@ -60,4 +63,20 @@ func checkEchoed(_ ref: Ref?, in input: [UInt8]) {
         scalars <= Ref.maximumLength,
         "the ref \(ref) is written back as \(scalars) characters, more than \(Ref.maximumLength)"
     )
+}
+
+/// `parse` (with its shortcut) and `parseInFull` give the same answer, member for member.
+func checkShortcut(_ answer: Result<ClientRequest, ClientMessageParser.Failure>, on input: [UInt8]) {
+    let full = ClientMessageParser.parseInFull(input)
+    switch (answer, full) {
+    case (.success(let request), .success(let expected)):
+        require(request == expected && request.ref?.json == expected.ref?.json, "the shortcut made \(request), the full parse \(expected)")
+        if case .action(_, let payload, let id) = request.message, case .action(_, let expectedPayload, let expectedID) = expected.message {
+            require(payload.writtenRange == expectedPayload.writtenRange && id == expectedID, "the shortcut's action or id differs from the full parse's")
+        }
+    case (.failure(let failure), .failure(let expected)):
+        require(failure == expected, "the shortcut refused with \(failure), the full parse with \(expected)")
+    default:
+        require(false, "the shortcut answered \(answer), the full parse \(full)")
+    }
 }

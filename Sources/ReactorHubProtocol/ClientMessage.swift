@@ -62,6 +62,13 @@ package enum ClientMessageParser {
     private static let rangedMembers = ["ref", "action"]
 
     package static func parse(_ bytes: [UInt8]) -> Result<ClientRequest, Failure> {
+        if let request = plainAction(bytes) { return .success(request) }
+        return parseInFull(bytes)
+    }
+
+    /// `parse` without its shortcut for the usual action message (the tests hold the two to
+    /// the same answers).
+    package static func parseInFull(_ bytes: [UInt8]) -> Result<ClientRequest, Failure> {
         // The action is left as bytes (checked as strictly as the rest): its instance
         // decodes it from them, with no JSON tree in between.
         let parsed: (value: JSONValue, ranges: [Range<Int>?])
@@ -87,6 +94,55 @@ package enum ClientMessageParser {
         }
         let action = parsed.ranges[1].map { ActionPayload(checkedJSON: bytes, range: $0) }
         return parse(object, action: action, ref: ref)
+    }
+
+    /// The usual action message, `{"type":"action","reactor":…,"action":…}` with an
+    /// optional `ref` and `id`, every string printable ASCII without escapes, read without
+    /// a JSON tree (`JSONParser.plainObjectMembers`): the request `parseInFull` makes of it.
+    /// Nil for any other message and for one with a problem, which `parseInFull` answers.
+    package static func plainAction(_ bytes: [UInt8]) -> ClientRequest? {
+        var type: Range<Int>?, reactor: Range<Int>?, action: Range<Int>?, id: Range<Int>?
+        var ref: PlainMember?
+        let plain = bytes.withUnsafeBufferPointer { buffer in
+            JSONParser().plainObjectMembers(buffer) { member in
+                let key = buffer[member.key]
+                switch key.count {
+                case 2 where key.elementsEqual("id".utf8):
+                    guard id == nil, member.kind == .string else { return false }
+                    id = member.value
+                case 3 where key.elementsEqual("ref".utf8):
+                    guard ref == nil, member.kind != .container else { return false }
+                    ref = member
+                case 4 where key.elementsEqual("type".utf8):
+                    guard type == nil, member.kind == .string else { return false }
+                    type = member.value
+                case 6 where key.elementsEqual("action".utf8):
+                    guard action == nil, member.kind != .integer else { return false }
+                    action = member.value
+                case 7 where key.elementsEqual("reactor".utf8):
+                    guard reactor == nil, member.kind == .string else { return false }
+                    reactor = member.value
+                default:
+                    return false
+                }
+                return true
+            }
+        }
+        guard plain, let type, bytes[type].elementsEqual(#""action""#.utf8), let reactor, let action,
+              let address = ReactorAddress(utf8: bytes[reactor.dropFirst().dropLast()])
+        else { return nil }
+        var idText: String?
+        if let id {
+            guard (1...maxActionIDLength).contains(id.count - 2) else { return nil }
+            idText = String(decoding: bytes[id.dropFirst().dropLast()], as: UTF8.self)
+        }
+        var refValue: Ref?
+        if let ref {
+            // ASCII: a character per byte; a string's quotes are not counted.
+            guard ref.value.count - (ref.kind == .string ? 2 : 0) <= Ref.maximumLength else { return nil }
+            refValue = Ref(plainJSON: bytes[ref.value])
+        }
+        return ClientRequest(message: .action(address, ActionPayload(checkedJSON: bytes, range: action), id: idText), ref: refValue)
     }
 
     private static func parse(_ object: JSONObject, action: ActionPayload?, ref: Ref?) -> Result<ClientRequest, Failure> {

@@ -15,12 +15,18 @@ public struct ReactorAddress: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses `KIND/ID`; nil when either part breaks the naming rules.
     public init?(_ text: String) {
-        guard let slash = text.firstIndex(of: "/") else { return nil }
-        let kind = String(text[..<slash])
-        let id = String(text[text.index(after: slash)...])
+        self.init(utf8: text.utf8)
+    }
+
+    /// Parses `KIND/ID` from its UTF-8 bytes (a message's, without making a string of the
+    /// whole first); nil when either part breaks the naming rules.
+    package init?<Bytes: BidirectionalCollection<UInt8>>(utf8 bytes: Bytes) {
+        guard let slash = bytes.firstIndex(of: UInt8(ascii: "/")) else { return nil }
+        let kind = bytes[..<slash]
+        let id = bytes[bytes.index(after: slash)...]
         guard Self.isValidKind(kind), Self.isValidID(id) else { return nil }
-        self.kind = kind
-        self.id = id
+        self.kind = String(decoding: kind, as: UTF8.self)
+        self.id = String(decoding: id, as: UTF8.self)
     }
 
     /// The address of `id` in `kind`; nil when either part breaks the naming rules.

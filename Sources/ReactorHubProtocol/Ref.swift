@@ -32,6 +32,12 @@ package struct Ref: Equatable, Sendable, CustomStringConvertible, ExpressibleByI
         json = Array(text)
     }
 
+    /// The ref written as `json`, a string or an integer the caller has checked, no
+    /// longer than `maximumLength` (`ClientMessageParser`'s reading of a plain message).
+    init(plainJSON json: ArraySlice<UInt8>) {
+        self.json = Array(json)
+    }
+
     /// The ref whose text is `json` (as carried between nodes, and read back from a reply
     /// the hub wrote): nil unless it is a string or a number no longer than `maximumLength`.
     package init?(json: [UInt8]) {

@@ -22,6 +22,8 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
     let handler: any TransportHandler
     let resolver: StaticFileResolver?
     let inbox = ServiceInbox()
+    /// The storage `drainInbox` takes the inbox's commands into, kept between drains.
+    private var spareBatch: [ServiceInbox.Command] = []
     let keepalive: Keepalive
     /// Where the keepalive's timer fires (serial: `serviceLoop` waits for it at the end).
     let keepaliveQueue = DispatchQueue(label: "reactorhub.keepalive", qos: .utility)
@@ -289,7 +291,15 @@ final class ServerCore: LWSProtocolHandler, @unchecked Sendable {
 
     /// Runs the commands posted by other threads (service thread).
     func drainInbox() {
-        for command in inbox.takeAll() {
+        var batch: [ServiceInbox.Command] = []
+        swap(&batch, &spareBatch)
+        inbox.takeAll(into: &batch)
+        defer {
+            // Kept unless a burst grew it (a close of every connection, say).
+            batch.removeAll(keepingCapacity: batch.capacity <= 1024)
+            spareBatch = batch
+        }
+        for command in batch {
             switch command {
             case .outputReady(let id):
                 outputReady(id)

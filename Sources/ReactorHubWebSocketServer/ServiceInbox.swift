@@ -31,6 +31,16 @@ final class ServiceInbox: Sendable {
         }
     }
 
+    /// Takes every pending command, in posting order, into `batch` (empty, its capacity
+    /// kept), which leaves its storage to the posts that follow: a thread that drains
+    /// the inbox again and again allocates nothing for it.
+    func takeAll(into batch: inout [Command]) {
+        commands.withLock { pending in
+            guard !pending.isEmpty else { return }
+            swap(&pending, &batch)
+        }
+    }
+
     /// Takes every pending command, in posting order.
     func takeAll() -> [Command] {
         commands.withLock { pending in

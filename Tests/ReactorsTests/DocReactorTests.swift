@@ -108,4 +108,20 @@ struct DocReactorTests {
             state.event = DocEvent(name: "cursor", value: .int(round))
         }
     }
+
+    /// `reduce` keeps the records it made with the pulse; a change of the document after an
+    /// emit keeps them.
+    @Test func pulseRecordsFollowEmitsThroughReduce() throws {
+        let reactor = DocReactor()
+        var state = reactor.initialState
+        #expect(state.pulseRecords.map(\.updateCount) == [0])
+        for round in 1...2 {
+            state = reactor.reduce(state: state, mutation: .emit(DocEvent(name: "cursor", value: .int(round))))
+            state.document = object(#"{"n":\#(round)}"#)
+            let listed = state.pulseRecords
+            #expect(listed.map(\.name) == ["event"])
+            #expect(listed.map(\.updateCount) == [UInt(round)])
+            #expect(try listed.map { text(try json($0.value)) } == [#"{"name":"cursor","value":\#(round)}"#])
+        }
+    }
 }

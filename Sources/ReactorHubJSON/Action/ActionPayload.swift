@@ -25,6 +25,12 @@ public struct ActionPayload: Sendable {
         storage = .bytes(bytes, range)
     }
 
+    /// Where the payload was written in its message's bytes; nil for one parsed already.
+    package var writtenRange: Range<Int>? {
+        guard case .bytes(_, let range) = storage else { return nil }
+        return range
+    }
+
     /// The payload as a value, parsed now for the bytes form.
     public var value: JSONValue {
         switch storage {

@@ -32,14 +32,31 @@ public final class DocReactor: Reactor {
         @Pulse public var event: DocEvent?
         /// The last edit, whose operations made `document` (while it is that edit's result).
         var lastEdit: DocEdit?
+        /// The `pulseRecords`, made when the pulse is set (they were made for every version, two
+        /// allocations each: the list and the value's box).
+        fileprivate var records: [PulseRecorder.Record]
 
         public init(document: JSONObject = JSONObject()) {
             self.document = document
+            records = []
+            records = recordsOfThePulse()
         }
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
             self.document = try container.decode(JSONObject.self)
+            records = []
+            records = recordsOfThePulse()
+        }
+
+        /// Sets the `event` pulse (a new update of it, even to the same value).
+        mutating func emit(_ event: DocEvent) {
+            self.event = event
+            records = recordsOfThePulse()
+        }
+
+        fileprivate func recordsOfThePulse() -> [PulseRecorder.Record] {
+            [(name: "event", updateCount: _event.valueUpdatedCount, value: event)]
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -107,7 +124,7 @@ public final class DocReactor: Reactor {
             state.document = edit.document
             state.lastEdit = edit
         case .emit(let event):
-            state.event = event
+            state.emit(event)
         }
         return state
     }
@@ -136,7 +153,9 @@ extension DocReactor.State: JSONValueRepresentable, PulseListing {
     }
 
     public var pulseRecords: [PulseRecorder.Record] {
-        [(name: "event", updateCount: _event.valueUpdatedCount, value: event)]
+        // Made again when `event` was set other than through `emit` (its count moved on).
+        guard records.first?.updateCount == _event.valueUpdatedCount else { return recordsOfThePulse() }
+        return records
     }
 }
 

@@ -1,0 +1,103 @@
+/// A member of a top-level object read by `JSONParser.plainObjectMembers`: where its key
+/// and its value were written, and what the value is.
+package struct PlainMember {
+    package enum Kind: Equatable {
+        /// A string of printable ASCII without escapes.
+        case string
+        /// An integer written `-?(0|[1-9][0-9]*)`, at most 18 digits (it fits an `Int`).
+        case integer
+        /// An object or an array, checked as strictly as `JSONParser.parse` checks.
+        case container
+    }
+
+    /// The key's bytes, between its quotes.
+    package var key: Range<Int>
+    /// The value as written: quotes included for a string.
+    package var value: Range<Int>
+    package var kind: Kind
+}
+
+extension JSONParser {
+    /// Reads the object that makes up `bytes` without building it, for a hot path whose
+    /// messages have one usual shape (the protocol's action message): true once `member`
+    /// has accepted each of its members in order, when every key is a printable ASCII
+    /// string without escapes and every value one of `PlainMember.Kind`'s, and nothing
+    /// but whitespace follows the object. False as soon as `member` declines one or the
+    /// text is anything else, valid JSON or not: the caller then parses it in full, which
+    /// accepts it or says what is wrong. A text read here is one `parse` accepts.
+    package func plainObjectMembers(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ member: (PlainMember) -> Bool
+    ) -> Bool {
+        guard maximumDepth >= 1 else { return false }
+        var cursor = ParserCursor(bytes: bytes, maximumDepth: maximumDepth, options: options)
+        cursor.skipWhitespace()
+        guard cursor.position < bytes.count, bytes[cursor.position] == UInt8(ascii: "{") else { return false }
+        cursor.position += 1
+        cursor.depth = 1
+        cursor.skipWhitespace()
+        guard cursor.position < bytes.count, bytes[cursor.position] != UInt8(ascii: "}") else { return false }
+        while true {
+            guard let key = cursor.plainString() else { return false }
+            cursor.skipWhitespace()
+            guard cursor.position < bytes.count, bytes[cursor.position] == UInt8(ascii: ":") else { return false }
+            cursor.position += 1
+            cursor.skipWhitespace()
+            guard cursor.position < bytes.count else { return false }
+            let start = cursor.position
+            let kind: PlainMember.Kind
+            switch bytes[start] {
+            case UInt8(ascii: "\""):
+                guard cursor.plainString() != nil else { return false }
+                kind = .string
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                guard (try? cursor.skipValue()) != nil else { return false }
+                kind = .container
+            default:
+                guard cursor.plainInteger() else { return false }
+                kind = .integer
+            }
+            guard member(PlainMember(key: key.dropFirst().dropLast(), value: start..<cursor.position, kind: kind)) else { return false }
+            cursor.skipWhitespace()
+            guard cursor.position < bytes.count else { return false }
+            if bytes[cursor.position] == UInt8(ascii: "}") { break }
+            guard bytes[cursor.position] == UInt8(ascii: ",") else { return false }
+            cursor.position += 1
+            cursor.skipWhitespace()
+        }
+        cursor.position += 1
+        cursor.skipWhitespace()
+        return cursor.position == bytes.count
+    }
+}
+
+extension ParserCursor {
+    /// Steps over a string of printable ASCII without escapes at the current position and
+    /// returns where it was written, quotes included; nil for anything else.
+    fileprivate mutating func plainString() -> Range<Int>? {
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
+        let start = position
+        position += 1
+        while position < bytes.count {
+            let byte = bytes[position]
+            position += 1
+            if byte == UInt8(ascii: "\"") { return start..<position }
+            guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { return nil }
+        }
+        return nil
+    }
+
+    /// Steps over `-?(0|[1-9][0-9]*)` of at most 18 digits, when a delimiter follows it.
+    fileprivate mutating func plainInteger() -> Bool {
+        if position < bytes.count, bytes[position] == UInt8(ascii: "-") { position += 1 }
+        let digits = position
+        while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) {
+            position += 1
+        }
+        let count = position - digits
+        guard (1...18).contains(count), count == 1 || bytes[digits] != UInt8(ascii: "0"), position < bytes.count else { return false }
+        switch bytes[position] {
+        case UInt8(ascii: ","), UInt8(ascii: "}"), 0x20, 0x0A, 0x0D, 0x09: return true
+        default: return false
+        }
+    }
+}
