@@ -101,34 +101,34 @@ package enum ClientMessageParser {
     /// a JSON tree (`JSONParser.plainObjectMembers`): the request `parseInFull` makes of it.
     /// Nil for any other message and for one with a problem, which `parseInFull` answers.
     package static func plainAction(_ bytes: [UInt8]) -> ClientRequest? {
-        var type: Range<Int>?, reactor: Range<Int>?, action: Range<Int>?, id: Range<Int>?
+        var typed = false
+        var reactor: Range<Int>?, action: Range<Int>?, id: Range<Int>?
         var ref: PlainMember?
         let plain = bytes.withUnsafeBufferPointer { buffer in
             JSONParser().plainObjectMembers(buffer) { member in
-                let key = buffer[member.key]
-                switch key.count {
-                case 2 where key.elementsEqual("id".utf8):
-                    guard id == nil, member.kind == .string else { return false }
-                    id = member.value
-                case 3 where key.elementsEqual("ref".utf8):
-                    guard ref == nil, member.kind != .container else { return false }
-                    ref = member
-                case 4 where key.elementsEqual("type".utf8):
-                    guard type == nil, member.kind == .string else { return false }
-                    type = member.value
-                case 6 where key.elementsEqual("action".utf8):
-                    guard action == nil, member.kind != .integer else { return false }
-                    action = member.value
-                case 7 where key.elementsEqual("reactor".utf8):
+                let key = member.key
+                if buffer.holds("type", at: key) {
+                    guard !typed, buffer.holds(#""action""#, at: member.value) else { return false }
+                    typed = true
+                } else if buffer.holds("reactor", at: key) {
                     guard reactor == nil, member.kind == .string else { return false }
                     reactor = member.value
-                default:
+                } else if buffer.holds("action", at: key) {
+                    guard action == nil, member.kind != .integer else { return false }
+                    action = member.value
+                } else if buffer.holds("ref", at: key) {
+                    guard ref == nil, member.kind != .container else { return false }
+                    ref = member
+                } else if buffer.holds("id", at: key) {
+                    guard id == nil, member.kind == .string else { return false }
+                    id = member.value
+                } else {
                     return false
                 }
                 return true
             }
         }
-        guard plain, let type, bytes[type].elementsEqual(#""action""#.utf8), let reactor, let action,
+        guard plain, typed, let reactor, let action,
               let address = ReactorAddress(utf8: bytes[reactor.dropFirst().dropLast()])
         else { return nil }
         var idText: String?
@@ -244,4 +244,16 @@ package enum ClientMessageParser {
     }
 
     private static var typeList: String { ClientMessage.typeNames.joined(separator: ", ") }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Whether the bytes at `range` are `text`'s.
+    fileprivate func holds(_ text: StaticString, at range: Range<Int>) -> Bool {
+        guard range.count == text.utf8CodeUnitCount else { return false }
+        let expected = text.utf8Start
+        for offset in 0..<range.count where self[range.lowerBound + offset] != expected[offset] {
+            return false
+        }
+        return true
+    }
 }

@@ -19,8 +19,9 @@ extension ReactorRuntime {
             if inbox.take(into: &batch, atMost: max(budget, 1)) {
                 var processed = 0
                 var outOfTime = false
-                for item in batch {
-                    process(item)
+                // By index: each item is lent to `process`, not copied out and destroyed.
+                for index in batch.indices {
+                    process(batch[index])
                     processed += 1
                     if ContinuousClock.now >= deadline {
                         outOfTime = true

@@ -1,6 +1,6 @@
 extension ParserCursor {
     /// Checks one value as `parseValue()` would, with the same errors at the same offsets,
-    /// and builds nothing (but the keys of its objects, and strings with escapes).
+    /// and builds nothing (but strings with escapes).
     mutating func skipValue() throws(JSONParseError) {
         skipWhitespace()
         guard position < bytes.count else {
@@ -8,7 +8,7 @@ extension ParserCursor {
         }
         switch bytes[position] {
         case UInt8(ascii: "{"):
-            try walkObject { cursor, _, _ throws(JSONParseError) in try cursor.skipValue() }
+            try walkObject(makingKeys: false) { cursor, _, _ throws(JSONParseError) in try cursor.skipValue() }
         case UInt8(ascii: "["):
             try walkArray { cursor throws(JSONParseError) in try cursor.skipValue() }
         case UInt8(ascii: "\""):

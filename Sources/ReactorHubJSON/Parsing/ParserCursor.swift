@@ -106,9 +106,11 @@ struct ParserCursor {
 
     /// Walks the members of the object at the current position, with every error of the
     /// grammar; `member` reads each value (the cursor just after the colon) and gets the
-    /// key and where it was written.
+    /// key and where it was written. With `makingKeys` false the keys are checked, not made
+    /// (`member` gets an empty one).
     @inline(__always)
     mutating func walkObject(
+        makingKeys: Bool = true,
         _ member: (inout ParserCursor, _ key: String, _ keyStart: Int) throws(JSONParseError) -> Void
     ) throws(JSONParseError) {
         try enterContainer()
@@ -131,7 +133,13 @@ struct ParserCursor {
                 throw failure(.unexpectedCharacter, "unexpected \(describeByte(at: position)), expected a string key")
             }
             let keyStart = position
-            let key = try parseString()
+            let key: String
+            if makingKeys {
+                key = try parseString()
+            } else {
+                try skipString()
+                key = ""
+            }
             skipWhitespace()
             guard position < bytes.count else {
                 throw failure(.unexpectedEndOfInput, "unexpected end of input, expected ':' after the key")
