@@ -152,7 +152,32 @@ package struct JSONCodec: MessageCodec {
     /// `{"type":"ack","reactor":…,"ref":…,"version":…,"applied":…}`: `applied` is the
     /// version once the action's immediate mutations are applied (PROTOCOL.md "Acks").
     package func ack(_ address: String, ref: Ref?, version: Int, applied: Int) -> OutboundMessage {
-        frame { writer in
+        // One per action: sized first and written in place (a writer's buffer and its
+        // copy fewer), when the address needs no escapes, which a valid one never does.
+        if version >= 0, applied >= 0, PlacedBytes.isPlain(address) {
+            let prefix: StaticString = #"{"type":"ack","reactor":""#
+            let count = prefix.utf8CodeUnitCount + address.utf8.count + 1
+                + (ref.map { #","ref":"#.utf8.count + $0.json.count } ?? 0)
+                + #","version":"#.utf8.count + PlacedBytes.digits(version)
+                + #","applied":"#.utf8.count + PlacedBytes.digits(applied) + 1
+            return OutboundMessage(count: count, headroom: headroom, label: .reply) { buffer in
+                var out = PlacedBytes(buffer: buffer)
+                out.append(prefix)
+                out.append(address.utf8)
+                out.append("\"")
+                if let ref {
+                    out.append(#","ref":"#)
+                    out.append(ref.json)
+                }
+                out.append(#","version":"#)
+                out.append(version)
+                out.append(#","applied":"#)
+                out.append(applied)
+                out.append("}")
+                precondition(out.at == count, "an ack's size was miscounted")
+            }
+        }
+        return frame { writer in
             writer.writeRaw(#"{"type":"ack","reactor":"#)
             writer.writeString(address)
             writeRef(ref, &writer)
