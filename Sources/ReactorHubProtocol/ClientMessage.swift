@@ -102,10 +102,10 @@ package enum ClientMessageParser {
     /// Nil for any other message and for one with a problem, which `parseInFull` answers.
     package static func plainAction(_ bytes: [UInt8]) -> ClientRequest? {
         var typed = false
-        var reactor: Range<Int>?, action: Range<Int>?, id: Range<Int>?
+        var reactor: Range<Int>?, action: PlainMember?, id: Range<Int>?
         var ref: PlainMember?
         let plain = bytes.withUnsafeBufferPointer { buffer in
-            JSONParser().plainObjectMembers(buffer) { member in
+            JSONParser().plainObjectMembers(buffer, notingMembersOf: "action") { member in
                 let key = member.key
                 if buffer.holds("type", at: key) {
                     guard !typed, buffer.holds(#""action""#, at: member.value) else { return false }
@@ -115,7 +115,7 @@ package enum ClientMessageParser {
                     reactor = member.value
                 } else if buffer.holds("action", at: key) {
                     guard action == nil, member.kind != .integer else { return false }
-                    action = member.value
+                    action = member
                 } else if buffer.holds("ref", at: key) {
                     guard ref == nil, member.kind != .container else { return false }
                     ref = member
@@ -142,7 +142,9 @@ package enum ClientMessageParser {
             guard ref.value.count - (ref.kind == .string ? 2 : 0) <= Ref.maximumLength else { return nil }
             refValue = Ref(plainJSON: bytes[ref.value])
         }
-        return ClientRequest(message: .action(address, ActionPayload(checkedJSON: bytes, range: action), id: idText), ref: refValue)
+        let payload = action.members.map { ActionPayload(checkedJSON: bytes, range: action.value, members: $0) }
+            ?? ActionPayload(checkedJSON: bytes, range: action.value)
+        return ClientRequest(message: .action(address, payload, id: idText), ref: refValue)
     }
 
     private static func parse(_ object: JSONObject, action: ActionPayload?, ref: Ref?) -> Result<ClientRequest, Failure> {

@@ -27,7 +27,11 @@ struct PlacedBytes {
 
     /// Whether every byte of `text` is `isPlain`: it is written in a JSON string as it is.
     static func isPlain(_ text: String) -> Bool {
-        text.utf8.allSatisfy(isPlain)
+        // Over the contiguous bytes a native string has (iterating its view is slower).
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            for byte in bytes where !isPlain(byte) { return false }
+            return true
+        } ?? text.utf8.allSatisfy(isPlain)
     }
 
     mutating func append(_ bytes: some Collection<UInt8>) {

@@ -29,6 +29,7 @@ struct PlainActionShortcutTests {
                 #expect(address.kind == expectedAddress.kind && address.id == expectedAddress.id, sourceLocation: sourceLocation)
                 #expect(payload.writtenRange == expectedPayload.writtenRange, "\(text)", sourceLocation: sourceLocation)
                 #expect(id == expectedID, sourceLocation: sourceLocation)
+                expectSameDecoding(payload, expectedPayload, text, sourceLocation: sourceLocation)
             }
         case (.failure(let failure), .failure(let expected)):
             #expect(failure == expected, "\(text)", sourceLocation: sourceLocation)
@@ -40,6 +41,46 @@ struct PlainActionShortcutTests {
             #expect(shortcut == expected, sourceLocation: sourceLocation)
         }
         return shortcut != nil
+    }
+
+    /// An action of the tests' own, to decode the payloads with.
+    enum Move: Codable, Equatable {
+        case set(path: String, value: JSONValue)
+        case add(text: String)
+        case a
+        case increase
+    }
+
+    /// The payload the shortcut made (with the members its check noted, for an object)
+    /// decodes as the full parse's does (which the decoder scans for its members).
+    func expectSameDecoding(_ payload: ActionPayload, _ expected: ActionPayload, _ text: String, sourceLocation: SourceLocation) {
+        #expect(expected.notedMembers == nil, sourceLocation: sourceLocation)
+        func decoded(_ payload: ActionPayload) -> String {
+            do throws(ActionDecodingError) {
+                return "\(try ActionDecoder().decode(Move.self, from: payload))"
+            } catch {
+                return "refused: \(error)"
+            }
+        }
+        #expect(decoded(payload) == decoded(expected), "\(text)", sourceLocation: sourceLocation)
+        // Keys as the parsed object has them (which keeps one of a repeated key).
+        if let noted = payload.notedMembers, Set(noted.map(\.key)).count == noted.count {
+            let parsed = (try? JSONValue(parsing: text))?["action"]?.objectValue
+            #expect(noted.map(\.key) == parsed?.map(\.key), "\(text)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func theActionsMembersAreNotedOnTheWay() throws {
+        let text = #"{"type":"action","reactor":"doc/b1","action":{"type":"set", "path":"/s0","value":{"t":1,"seq":2}},"ref":7}"#
+        let request = try ClientMessageParser.parse(Array(text.utf8)).get()
+        guard case .action(_, let payload, _) = request.message else {
+            Issue.record("not an action")
+            return
+        }
+        let noted = try #require(payload.notedMembers)
+        #expect(noted.map(\.key) == ["type", "path", "value"])
+        #expect(noted.map { String(decoding: Array(text.utf8)[$0.range], as: UTF8.self) } == [#""set""#, #""/s0""#, #"{"t":1,"seq":2}"#])
+        #expect(try ActionDecoder().decode(Move.self, from: payload) == .set(path: "/s0", value: ["t": 1, "seq": 2]))
     }
 
     @Test(arguments: [

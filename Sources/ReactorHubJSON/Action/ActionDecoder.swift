@@ -45,7 +45,9 @@ public struct ActionDecoder: Sendable {
             let object: JSONObject
             (name, object) = try Self.nameAndMembers(of: value)
             members = .object(object)
-        case .bytes(let bytes, let range):
+        case .bytes(let bytes, _, let noted?):
+            (name, members) = try Self.nameAndMembers(noted, in: bytes)
+        case .bytes(let bytes, let range, nil):
             (name, members) = try Self.nameAndMembers(at: range, in: bytes)
         }
         return try decode(type, name: name, members: members)
@@ -92,6 +94,11 @@ public struct ActionDecoder: Sendable {
             }
             return (text, .none)
         }
+        return try nameAndMembers(members, in: bytes)
+    }
+
+    /// The name and members of an action object whose members were written at `members`.
+    private static func nameAndMembers(_ members: [(key: String, range: Range<Int>)], in bytes: [UInt8]) throws(ActionDecodingError) -> (String, ActionMembers) {
         guard let type = members.last(where: { JSONObject.sameKey($0.key, "type") }) else {
             throw ActionDecodingError(action: nil, problem: .missingType)
         }

@@ -8,7 +8,9 @@
 /// values (a `doc`'s `value`) are built.
 public struct ActionPayload: Sendable {
     enum Storage: Sendable {
-        case bytes([UInt8], Range<Int>)
+        /// The message's bytes, where the action was written, and where its members were
+        /// when the parser that checked it noted them (else the decoder finds them).
+        case bytes([UInt8], Range<Int>, [(key: String, range: Range<Int>)]?)
         case value(JSONValue)
     }
 
@@ -22,13 +24,27 @@ public struct ActionPayload: Sendable {
     /// A payload written at `range` of `bytes`, which a `JSONParser` accepted as one JSON
     /// value (as part of the message it came in): it is not checked again.
     public init(checkedJSON bytes: [UInt8], range: Range<Int>) {
-        storage = .bytes(bytes, range)
+        storage = .bytes(bytes, range, nil)
+    }
+
+    /// A payload written at `range` of `bytes` as `init(checkedJSON:range:)` takes it, an
+    /// object whose members' values were written at `members` (in the order written, as
+    /// the check met them): the decoder does not look for them again.
+    package init(checkedJSON bytes: [UInt8], range: Range<Int>, members: [(key: String, range: Range<Int>)]) {
+        storage = .bytes(bytes, range, members)
     }
 
     /// Where the payload was written in its message's bytes; nil for one parsed already.
     package var writtenRange: Range<Int>? {
-        guard case .bytes(_, let range) = storage else { return nil }
+        guard case .bytes(_, let range, _) = storage else { return nil }
         return range
+    }
+
+    /// Where the members of the action object were written, when the parser that checked
+    /// it noted them (nil: the decoder finds them).
+    package var notedMembers: [(key: String, range: Range<Int>)]? {
+        guard case .bytes(_, _, let members) = storage else { return nil }
+        return members
     }
 
     /// The payload as a value, parsed now for the bytes form.
@@ -36,7 +52,7 @@ public struct ActionPayload: Sendable {
         switch storage {
         case .value(let value):
             value
-        case .bytes(let bytes, let range):
+        case .bytes(let bytes, let range, _):
             (try? JSONParser().parse(bytes[range])) ?? .null
         }
     }

@@ -15,6 +15,9 @@ package struct PlainMember {
     /// The value as written: quotes included for a string.
     package var value: Range<Int>
     package var kind: Kind
+    /// For the member whose members were asked for, an object: where each of its own
+    /// members' values was written, in the order written (a repeated key listed again).
+    package var members: [(key: String, range: Range<Int>)]?
 }
 
 extension JSONParser {
@@ -25,8 +28,11 @@ extension JSONParser {
     /// but whitespace follows the object. False as soon as `member` declines one or the
     /// text is anything else, valid JSON or not: the caller then parses it in full, which
     /// accepts it or says what is wrong. A text read here is one `parse` accepts.
+    ///
+    /// When the member named `notingMembersOf` is an object, its own members are noted as
+    /// it is checked (`PlainMember.members`): a reader of it need not look for them again.
     package func plainObjectMembers(
-        _ bytes: UnsafeBufferPointer<UInt8>, _ member: (PlainMember) -> Bool
+        _ bytes: UnsafeBufferPointer<UInt8>, notingMembersOf noted: StaticString? = nil, _ member: (PlainMember) -> Bool
     ) -> Bool {
         guard maximumDepth >= 1 else { return false }
         var cursor = ParserCursor(bytes: bytes, maximumDepth: maximumDepth, options: options)
@@ -45,10 +51,15 @@ extension JSONParser {
             guard cursor.position < bytes.count else { return false }
             let start = cursor.position
             let kind: PlainMember.Kind
+            var members: [(key: String, range: Range<Int>)]?
             switch bytes[start] {
             case UInt8(ascii: "\""):
                 guard cursor.plainString() != nil else { return false }
                 kind = .string
+            case UInt8(ascii: "{") where noted.map({ Self.holds(bytes, key, $0) }) ?? false:
+                guard let noted = try? cursor.skipObjectNotingMembers() else { return false }
+                members = noted
+                kind = .container
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 guard (try? cursor.skipValue()) != nil else { return false }
                 kind = .container
@@ -56,7 +67,7 @@ extension JSONParser {
                 guard cursor.plainInteger() else { return false }
                 kind = .integer
             }
-            guard member(PlainMember(key: key.dropFirst().dropLast(), value: start..<cursor.position, kind: kind)) else { return false }
+            guard member(PlainMember(key: key.dropFirst().dropLast(), value: start..<cursor.position, kind: kind, members: members)) else { return false }
             cursor.skipWhitespace()
             guard cursor.position < bytes.count else { return false }
             if bytes[cursor.position] == UInt8(ascii: "}") { break }
@@ -68,9 +79,33 @@ extension JSONParser {
         cursor.skipWhitespace()
         return cursor.position == bytes.count
     }
+
+    /// Whether the quoted key written at `quoted` is `name`.
+    private static func holds(_ bytes: UnsafeBufferPointer<UInt8>, _ quoted: Range<Int>, _ name: StaticString) -> Bool {
+        guard quoted.count == name.utf8CodeUnitCount + 2 else { return false }
+        let expected = name.utf8Start
+        for offset in 0..<name.utf8CodeUnitCount where bytes[quoted.lowerBound + 1 + offset] != expected[offset] {
+            return false
+        }
+        return true
+    }
 }
 
 extension ParserCursor {
+    /// Checks the object at the current position as `skipValue()` does and returns where
+    /// each of its members' values was written, in the order written.
+    fileprivate mutating func skipObjectNotingMembers() throws(JSONParseError) -> [(key: String, range: Range<Int>)] {
+        var members: [(key: String, range: Range<Int>)] = []
+        members.reserveCapacity(4)
+        try walkObject { cursor, key, _ throws(JSONParseError) in
+            cursor.skipWhitespace()
+            let start = cursor.position
+            try cursor.skipValue()
+            members.append((key, start..<cursor.position))
+        }
+        return members
+    }
+
     /// Steps over a string of printable ASCII without escapes at the current position and
     /// returns where it was written, quotes included; nil for anything else.
     fileprivate mutating func plainString() -> Range<Int>? {
