@@ -247,15 +247,3 @@ package enum ClientMessageParser {
 
     private static var typeList: String { ClientMessage.typeNames.joined(separator: ", ") }
 }
-
-extension UnsafeBufferPointer<UInt8> {
-    /// Whether the bytes at `range` are `text`'s.
-    fileprivate func holds(_ text: StaticString, at range: Range<Int>) -> Bool {
-        guard range.count == text.utf8CodeUnitCount else { return false }
-        let expected = text.utf8Start
-        for offset in 0..<range.count where self[range.lowerBound + offset] != expected[offset] {
-            return false
-        }
-        return true
-    }
-}

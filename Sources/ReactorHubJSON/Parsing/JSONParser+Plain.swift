@@ -56,7 +56,7 @@ extension JSONParser {
             case UInt8(ascii: "\""):
                 guard cursor.plainString() != nil else { return false }
                 kind = .string
-            case UInt8(ascii: "{") where noted.map({ Self.holds(bytes, key, $0) }) ?? false:
+            case UInt8(ascii: "{") where noted.map({ bytes.holds($0, at: key.dropFirst().dropLast()) }) ?? false:
                 guard let noted = try? cursor.skipObjectNotingMembers() else { return false }
                 members = noted
                 kind = .container
@@ -79,12 +79,14 @@ extension JSONParser {
         cursor.skipWhitespace()
         return cursor.position == bytes.count
     }
+}
 
-    /// Whether the quoted key written at `quoted` is `name`.
-    private static func holds(_ bytes: UnsafeBufferPointer<UInt8>, _ quoted: Range<Int>, _ name: StaticString) -> Bool {
-        guard quoted.count == name.utf8CodeUnitCount + 2 else { return false }
-        let expected = name.utf8Start
-        for offset in 0..<name.utf8CodeUnitCount where bytes[quoted.lowerBound + 1 + offset] != expected[offset] {
+extension UnsafeBufferPointer<UInt8> {
+    /// Whether the bytes at `range` are `text`'s.
+    package func holds(_ text: StaticString, at range: Range<Int>) -> Bool {
+        guard range.count == text.utf8CodeUnitCount else { return false }
+        let expected = text.utf8Start
+        for offset in 0..<range.count where self[range.lowerBound + offset] != expected[offset] {
             return false
         }
         return true
