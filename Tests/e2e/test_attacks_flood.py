@@ -7,7 +7,8 @@ client had gone. Now the sockets of the senders are not read while an instance h
 than `limits.maxPendingActions` waiting (or all more than `limits.maxPendingActionsTotal`),
 so under both floods: resident memory stays under a bound, another client's pings are all
 answered in order, CPU returns near idle after the flooders leave, and SIGTERM ends the
-process with status 0, every client getting a 1001 close.
+process with status 0, the server closing every client with 1001 (a flooder whose unread
+data the server discards at the close may see a TCP reset instead).
 
 Each flood runs in a forked process on raw sockets (load_tools.Flood); this process pings
 and samples /proc. What is measured goes to sync-report.json (`attacks_flood_*`).
@@ -202,9 +203,13 @@ def flood_then_leave_then_sigterm(daemon_factory, make_spec, name):
     open_at_sigterm = second.spec.connections + 1
     if closed.get("1001", 0) < open_at_sigterm or set(closed) != {"1001"}:
         problems.append(f"{name}: the server closed {closed} after SIGTERM, expected 1001 for {open_at_sigterm}")
+    # So each flood client sees the 1001 or a reset, one or the other for every one: how
+    # many see a reset depends on which were held back at that moment (2 of the 10
+    # writers on a loaded machine), not on the server, whose closes are checked above.
     client_codes = codes.get("closeCodes") or {}
-    if set(client_codes) - {"1001", "reset"} or client_codes.get("1001", 0) < 0.9 * second.spec.connections:
-        problems.append(f"{name}: flood clients saw {client_codes}, expected 1001 (or a reset) for all")
+    if set(client_codes) - {"1001", "reset"} or sum(client_codes.values()) != second.spec.connections:
+        problems.append(f"{name}: flood clients saw {client_codes}, expected 1001 (or a reset) for all "
+                        f"{second.spec.connections}")
     if pinger_code != 1001:
         problems.append(f"{name}: the pinger's close code {pinger_code}, expected 1001")
     problems += pinger.problems
