@@ -153,39 +153,25 @@ package struct JSONCodec: MessageCodec {
     /// version once the action's immediate mutations are applied (PROTOCOL.md "Acks").
     package func ack(_ address: String, ref: Ref?, version: Int, applied: Int) -> OutboundMessage {
         // One per action: sized first and written in place (a writer's buffer and its
-        // copy fewer), when the address needs no escapes, which a valid one never does.
-        if version >= 0, applied >= 0, PlacedBytes.isPlain(address) {
-            let prefix: StaticString = #"{"type":"ack","reactor":""#
-            let count = prefix.utf8CodeUnitCount + address.utf8.count + 1
-                + (ref.map { #","ref":"#.utf8.count + $0.json.count } ?? 0)
-                + #","version":"#.utf8.count + PlacedBytes.digits(version)
-                + #","applied":"#.utf8.count + PlacedBytes.digits(applied) + 1
-            return OutboundMessage(count: count, headroom: headroom, label: .reply) { buffer in
-                var out = PlacedBytes(buffer: buffer)
-                out.append(prefix)
-                out.append(address.utf8)
-                out.append("\"")
-                if let ref {
-                    out.append(#","ref":"#)
-                    out.append(ref.json)
-                }
-                out.append(#","version":"#)
-                out.append(version)
-                out.append(#","applied":"#)
-                out.append(applied)
-                out.append("}")
-                precondition(out.at == count, "an ack's size was miscounted")
+        // copy fewer).
+        let reactor = QuotedText(address)
+        let prefix: StaticString = #"{"type":"ack","reactor":"#
+        let count = prefix.utf8CodeUnitCount + reactor.count
+            + (ref.map { #","ref":"#.utf8.count + $0.json.count } ?? 0)
+            + #","version":"#.utf8.count + PlacedBytes.digits(version)
+            + #","applied":"#.utf8.count + PlacedBytes.digits(applied) + 1
+        return PlacedBytes.message(count: count, headroom: headroom, label: .reply) { out in
+            out.append(prefix)
+            out.append(reactor)
+            if let ref {
+                out.append(#","ref":"#)
+                out.append(ref.json)
             }
-        }
-        return frame { writer in
-            writer.writeRaw(#"{"type":"ack","reactor":"#)
-            writer.writeString(address)
-            writeRef(ref, &writer)
-            writer.writeRaw(#","version":"#)
-            writer.writeInt(version)
-            writer.writeRaw(#","applied":"#)
-            writer.writeInt(applied)
-            writer.writeByte(UInt8(ascii: "}"))
+            out.append(#","version":"#)
+            out.append(version)
+            out.append(#","applied":"#)
+            out.append(applied)
+            out.append("}")
         }
     }
 

@@ -29,60 +29,35 @@ package final class PatchFrame: Sendable {
         self.base = base
         self.address = address
         self.sum = sum
-        // Sized first and written in place when the address and the sum need no escapes
-        // (a valid address and a hex sum never do): one a version, at every action.
-        if version >= 0, base >= 0, PlacedBytes.isPlain(address), sum.map(PlacedBytes.isPlain) ?? true {
-            let prefix: StaticString = #"{"type":"patch","reactor":""#
-            let hasBase = base != version - 1
-            let start = prefix.utf8CodeUnitCount + address.utf8.count + 1
-                + #","version":"#.utf8.count + PlacedBytes.digits(version)
-                + (hasBase ? #","base":"#.utf8.count + PlacedBytes.digits(base) : 0)
-                + (sum.map { #","sum":""#.utf8.count + $0.utf8.count + 1 } ?? 0)
-                + #","patch":"#.utf8.count
-            let count = start + operations.count + 1
-            self.operationsStart = start
-            self.message = OutboundMessage(count: count, headroom: headroom, label: .patch(version: version)) { buffer in
-                var out = PlacedBytes(buffer: buffer)
-                out.append(prefix)
-                out.append(address.utf8)
-                out.append(#"","version":"#)
-                out.append(version)
-                if hasBase {
-                    out.append(#","base":"#)
-                    out.append(base)
-                }
-                if let sum {
-                    out.append(#","sum":""#)
-                    out.append(sum.utf8)
-                    out.append("\"")
-                }
-                out.append(#","patch":"#)
-                out.append(operations)
-                out.append("}")
-                precondition(out.at == count, "a patch frame's size was miscounted")
-            }
-            return
-        }
-        var writer = JSONWriter()
-        writer.bytes.reserveCapacity(operations.count + address.utf8.count + 64)
-        writer.writeRaw(#"{"type":"patch","reactor":"#)
-        writer.writeString(address)
-        writer.writeRaw(#","version":"#)
-        writer.writeInt(version)
-        if base != version - 1 {
-            writer.writeRaw(#","base":"#)
-            writer.writeInt(base)
-        }
-        if let sum {
-            writer.writeRaw(#","sum":"#)
-            writer.writeString(sum)
-        }
-        writer.writeRaw(#","patch":"#)
-        let start = writer.bytes.count
-        writer.bytes.append(contentsOf: operations)
-        writer.writeByte(UInt8(ascii: "}"))
-        self.message = OutboundMessage(writer.bytes, headroom: headroom, label: .patch(version: version))
+        // Sized first and written in place: one a version, at every action.
+        let reactor = QuotedText(address)
+        let quotedSum = sum.map(QuotedText.init)
+        let prefix: StaticString = #"{"type":"patch","reactor":"#
+        let hasBase = base != version - 1
+        let start = prefix.utf8CodeUnitCount + reactor.count
+            + #","version":"#.utf8.count + PlacedBytes.digits(version)
+            + (hasBase ? #","base":"#.utf8.count + PlacedBytes.digits(base) : 0)
+            + (quotedSum.map { #","sum":"#.utf8.count + $0.count } ?? 0)
+            + #","patch":"#.utf8.count
+        let count = start + operations.count + 1
         self.operationsStart = start
+        self.message = PlacedBytes.message(count: count, headroom: headroom, label: .patch(version: version)) { out in
+            out.append(prefix)
+            out.append(reactor)
+            out.append(#","version":"#)
+            out.append(version)
+            if hasBase {
+                out.append(#","base":"#)
+                out.append(base)
+            }
+            if let quotedSum {
+                out.append(#","sum":"#)
+                out.append(quotedSum)
+            }
+            out.append(#","patch":"#)
+            out.append(operations)
+            out.append("}")
+        }
     }
 
     /// The same frame carrying `sum` (a copy of its operations).

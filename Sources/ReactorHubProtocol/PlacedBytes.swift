@@ -1,3 +1,5 @@
+import ReactorHubJSON
+
 /// Bytes written into a message whose size was counted first (`OutboundMessage(count:)`):
 /// the messages sent for every action (its ack, its patch) are written in place, without a
 /// `JSONWriter`'s buffer to allocate and copy.
@@ -5,15 +7,24 @@ struct PlacedBytes {
     let buffer: UnsafeMutableBufferPointer<UInt8>
     var at = 0
 
+    /// A message of `count` bytes that `write` writes from its first byte to its last.
+    static func message(count: Int, headroom: Int, label: MessageLabel, _ write: (inout PlacedBytes) -> Void) -> OutboundMessage {
+        OutboundMessage(count: count, headroom: headroom, label: label) { buffer in
+            var out = PlacedBytes(buffer: buffer)
+            write(&out)
+            precondition(out.at == count, "a message's size was miscounted")
+        }
+    }
+
     /// Whether `byte` is written in a JSON string as it is (printable ASCII, not `"` or `\`).
     static func isPlain(_ byte: UInt8) -> Bool {
         byte >= 0x20 && byte < 0x80 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
     }
 
-    /// The number of decimal digits of `value` (not negative).
+    /// The bytes of `value` written in decimal.
     static func digits(_ value: Int) -> Int {
-        var count = 1
-        var rest = value / 10
+        var count = value < 0 ? 2 : 1
+        var rest = value.magnitude / 10
         while rest > 0 {
             count += 1
             rest /= 10
@@ -40,9 +51,10 @@ struct PlacedBytes {
         at = end
     }
 
-    /// Writes `value` (not negative) in decimal.
+    /// Writes `value` in decimal.
     mutating func append(_ value: Int) {
-        var rest = value
+        if value < 0 { buffer[at] = UInt8(ascii: "-") }
+        var rest = value.magnitude
         var index = at + Self.digits(value)
         at = index
         repeat {
@@ -51,4 +63,36 @@ struct PlacedBytes {
             rest /= 10
         } while rest > 0
     }
+
+    /// Writes `text` as a JSON string, quotes included.
+    mutating func append(_ text: QuotedText) {
+        if let escaped = text.escaped {
+            append(escaped)
+        } else {
+            append("\"")
+            append(text.text.utf8)
+            append("\"")
+        }
+    }
+}
+
+/// A string as a JSON text writes it: as it is, between quotes, when it needs no escapes
+/// (every address a hub makes, every sum); else escaped by a `JSONWriter`, the rare case.
+struct QuotedText {
+    let text: String
+    let escaped: [UInt8]?
+
+    init(_ text: String) {
+        self.text = text
+        if PlacedBytes.isPlain(text) {
+            escaped = nil
+        } else {
+            var writer = JSONWriter()
+            writer.writeString(text)
+            escaped = writer.bytes
+        }
+    }
+
+    /// Its bytes, quotes included.
+    var count: Int { escaped?.count ?? text.utf8.count + 2 }
 }

@@ -19,9 +19,8 @@ extension ReactorRuntime {
             if inbox.take(into: &batch, atMost: max(budget, 1)) {
                 var processed = 0
                 var outOfTime = false
-                // By index: each item is lent to `process`, not copied out and destroyed.
-                for index in batch.indices {
-                    process(batch[index])
+                for item in batch {
+                    process(item)
                     processed += 1
                     if ContinuousClock.now >= deadline {
                         outOfTime = true
