@@ -115,10 +115,11 @@ extension Hub {
         _ address: ReactorAddress, payload: ActionPayload, actionID: String?, ref: Ref?, from id: ConnectionID,
         receivedAt: ContinuousClock.Instant
     ) {
-        guard registry.kind(named: address.kind) != nil else {
-            return refuse(id, unknownKind(address.kind), ref: ref)
-        }
-        // The budget is charged at the message's arrival (the clock was read then).
+        // An unknown kind is refused before any other reason, but looked up only when the
+        // action is refused (kinds are registered before the hub starts, and a joined address
+        // has a known one; an address that is not joined is refused before its connection's
+        // budget is charged). The budget is charged at the message's arrival (the clock was
+        // read then).
         let now = receivedAt
         let lookup = state.withLock { state -> Result<(InstanceSlot, ConnectionOutput, Sender), ProtocolError> in
             if state.draining {
@@ -135,6 +136,8 @@ extension Hub {
             return admitAction(to: address, from: &state.sessions.values[index], now: now)
         }
         switch lookup {
+        case .failure where registry.kind(named: address.kind) == nil:
+            refuse(id, unknownKind(address.kind), ref: ref)
         case .failure(let error):
             refuse(id, error, ref: ref)
         case .success(let (slot, output, sender)):
