@@ -23,18 +23,20 @@ extension JSONObject: Equatable {
     /// JSON equality: the same keys with equal values, in any order.
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         guard lhs.count == rhs.count else { return false }
-        if lhs.isIdentical(to: rhs) { return true }
-        let mine = lhs.entries, theirs = rhs.entries
-        for position in 0..<mine.count {
-            let member = mine[position], other = theirs[position]
-            // Same order is the common case: check the same position before searching.
-            if sameKey(other.key, member.key) {
-                guard other.value == member.value else { return false }
-            } else {
-                guard let value = rhs[member.key], value == member.value else { return false }
+        return lhs.entries.withUnsafeBufferPointer { mine in
+            rhs.entries.withUnsafeBufferPointer { theirs in
+                if mine.baseAddress == theirs.baseAddress { return true }
+                for position in 0..<mine.count {
+                    // Same order is the common case: check the same position before searching.
+                    if sameKey(theirs[position].key, mine[position].key) {
+                        guard theirs[position].value == mine[position].value else { return false }
+                    } else {
+                        guard let value = rhs[mine[position].key], value == mine[position].value else { return false }
+                    }
+                }
+                return true
             }
         }
-        return true
     }
 }
 

@@ -20,27 +20,23 @@ public struct JSONObject: Sendable {
     }
 
     /// Members in insertion order.
-    private(set) var entries: Members
+    private(set) var entries: [Entry]
 
-    /// Key to position in `entries` while they are flat; empty while
-    /// `entries.count <= indexThreshold`, and in chunks (which index their keys themselves).
+    /// Key to position in `entries`; empty while `entries.count <= indexThreshold`.
     private var positions: [MemberName: Int]
-
-    /// The storage of the chunks and of the index's shards of a large object (tests).
-    var chunkAddresses: (chunks: [UInt], shards: [UInt]) { entries.chunkAddresses }
 
     /// Objects with more members than this keep a hash index of their keys.
     static var indexThreshold: Int { 8 }
 
     /// Creates an empty object.
     public init() {
-        entries = Members()
+        entries = []
         positions = Dictionary()
     }
 
     /// Creates an empty object with room for `capacity` members.
     public init(minimumCapacity capacity: Int) {
-        entries = Members()
+        entries = []
         entries.reserveCapacity(capacity)
         positions = Dictionary()
     }
@@ -57,16 +53,8 @@ public struct JSONObject: Sendable {
     /// Creates an object from members in order, as the parser collects them; a repeated
     /// key keeps its first position and its last value.
     init(entries: [Entry]) {
+        self.entries = entries
         positions = Dictionary()
-        if entries.count > Members.chunkedThreshold {
-            guard let members = Members(chunking: entries) else {
-                self = JSONObject(entries.lazy.map { ($0.key, $0.value) })
-                return
-            }
-            self.entries = members
-            return
-        }
-        self.entries = Members(flat: entries)
         if entries.count > Self.indexThreshold {
             positions.reserveCapacity(entries.count)
             for (position, entry) in entries.enumerated() where positions.updateValue(position, forKey: MemberName(entry.key)) != nil {
@@ -98,9 +86,6 @@ public struct JSONObject: Sendable {
 
     /// The position of the member named `key`, if any.
     public func index(forKey key: String) -> Int? {
-        if entries.isChunked {
-            return entries.chunkedPosition(of: MemberName(key))
-        }
         if entries.count > Self.indexThreshold {
             return positions[MemberName(key)]
         }
@@ -133,11 +118,9 @@ public struct JSONObject: Sendable {
     @discardableResult
     public mutating func updateValue(_ value: JSONValue, forKey key: String) -> JSONValue? {
         if let index = index(forKey: key) {
-            return entries.modifyValue(at: index) { member in
-                let old = member
-                member = value
-                return old
-            }
+            let old = entries[index].value
+            entries[index].value = value
+            return old
         }
         append(key, value)
         return nil
@@ -153,21 +136,11 @@ public struct JSONObject: Sendable {
     /// Removes and returns the member at `index`.
     @discardableResult
     public mutating func remove(at index: Int) -> Element {
-        let wasChunked = entries.isChunked
         let removed = entries.remove(at: index)
-        if entries.isChunked {
-            // Chunks index their keys themselves.
-        } else if entries.count > Self.indexThreshold {
-            if wasChunked {
-                positions.reserveCapacity(entries.count)
-                for (position, entry) in entries.enumerated() {
-                    positions[MemberName(entry.key)] = position
-                }
-            } else {
-                positions.removeValue(forKey: MemberName(removed.key))
-                for position in index..<entries.count {
-                    positions[MemberName(entries[position].key)] = position
-                }
+        if entries.count > Self.indexThreshold {
+            positions.removeValue(forKey: MemberName(removed.key))
+            for position in index..<entries.count {
+                positions[MemberName(entries[position].key)] = position
             }
         } else if !positions.isEmpty {
             positions = Dictionary()
@@ -184,12 +157,17 @@ public struct JSONObject: Sendable {
     ///
     /// `false` says nothing: equal objects built separately are not identical.
     public func isIdentical(to other: JSONObject) -> Bool {
-        entries.count == other.entries.count && entries.storageAddress == other.entries.storageAddress
+        entries.count == other.entries.count
+            && entries.withUnsafeBufferPointer { mine in
+                other.entries.withUnsafeBufferPointer { theirs in
+                    mine.baseAddress == theirs.baseAddress
+                }
+            }
     }
 
     /// The address of the members' storage: the same for objects that share it.
     var storageAddress: UInt {
-        entries.storageAddress
+        entries.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
     }
 
     /// Calls `body` with the value at `index` for mutation in place (no copy of the value
@@ -198,17 +176,12 @@ public struct JSONObject: Sendable {
         at index: Int,
         _ body: (inout JSONValue) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        try entries.modifyValue(at: index, body)
+        try body(&entries[index].value)
     }
 
     /// Appends a member whose key the caller knows to be absent.
     mutating func append(_ key: String, _ value: JSONValue) {
         entries.append(Entry(key: key, value: value))
-        if entries.isChunked {
-            // Chunks index their keys themselves.
-            if !positions.isEmpty { positions = Dictionary() }
-            return
-        }
         let count = entries.count
         if count > Self.indexThreshold {
             if count == Self.indexThreshold + 1 {
