@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Edits in a large `doc` (issue 38, BENCHMARKS.md "Edits in a large document").
+"""Edits in a large `doc` (issue 38, BENCHMARKS.md, "Issue 38: one host object per action, and edits in a large document").
 
 Fills one `doc` with M members (`patch` actions of 200 `add`s, not measured), then measures
 the daemon's CPU per action (the run time of all its threads, /proc/PID/task/*/schedstat,
