@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Edits in a large `doc` (issue 38, BENCHMARKS.md, "Issue 38: one host object per action, and edits in a large document").
+"""Edits in a large `doc` (issue 38, BENCHMARKS.md, "Issue 38: the kind looked up on refusal, and edits in a large document").
 
 Fills one `doc` with M members (`patch` actions of 200 `add`s, not measured), then measures
 the daemon's CPU per action (the run time of all its threads, /proc/PID/task/*/schedstat,
@@ -22,14 +22,12 @@ Build first: swift build -c release --product reactorhub. Needs the test venv (.
 import argparse
 import asyncio
 import json
-import os
 import pathlib
 import re
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 import websockets
 

@@ -48,8 +48,8 @@ extension ReactorRuntime {
     private func process(_ item: RuntimeItem<R>) {
         switch item {
         case .action(let action, let request):
-            if !request.admits() {
-                request.complete(.withdrawn)
+            if let admit = request.admit, !admit() {
+                request.completion?(.withdrawn)
                 return
             }
             TrapContext.enter(trapLabel, request.label)
@@ -93,8 +93,8 @@ extension ReactorRuntime {
     @inline(__always)
     private func handle(_ action: R.Action, _ request: ActionRequest) {
         guard !stubEnabled.load(ordering: .acquiring) else {
-            request.complete(.accepted)
-            request.didApply()
+            request.completion?(.accepted)
+            request.applied?()
             return
         }
         let action = reactor.transform(action: action)
@@ -103,16 +103,16 @@ extension ReactorRuntime {
             effect = try reactor.mutate(action: action, from: request.sender)
         } catch let refusal as ActionRefusal {
             logger.debug("action refused", metadata: ["action": "\(action)", "reason": refusal.message])
-            request.complete(.refused(refusal))
+            request.completion?(.refused(refusal))
             return
         } catch {
             logger.info("mutate failed", metadata: ["action": "\(action)", "error": "\(error)"])
-            request.complete(.failed("\(error)"))
+            request.completion?(.failed("\(error)"))
             return
         }
-        request.complete(.accepted)
+        request.completion?(.accepted)
         start(effect, for: action, label: request.label)
-        request.didApply()
+        request.applied?()
     }
 
     /// Transforms and reduces one mutation, then publishes the transformed state.

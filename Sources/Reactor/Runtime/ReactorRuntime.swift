@@ -122,7 +122,7 @@ public final class ReactorRuntime<R: Reactor>: Sendable {
     /// before any mutation of that action is reduced: an acknowledgement sent from it precedes
     /// the states the action causes. With the stub enabled it runs at once with `.accepted`.
     public func send(_ action: R.Action, completion: @escaping @Sendable (ActionOutcome) -> Void) {
-        submit(action, ActionRequest(host: ClosureActionHost(completion: completion)))
+        submit(action, ActionRequest(completion: completion))
     }
 
     /// Queues `action` as `send(_:completion:)` does, and asks `admit` in the serial context
@@ -135,7 +135,7 @@ public final class ReactorRuntime<R: Reactor>: Sendable {
         admit: @escaping @Sendable () -> Bool,
         completion: @escaping @Sendable (ActionOutcome) -> Void
     ) {
-        submit(action, ActionRequest(host: ClosureActionHost(completion: completion, admit: admit)))
+        submit(action, ActionRequest(completion: completion, admit: admit))
     }
 
     /// Queues `action` as `send(_:admit:completion:)` does (`admit` nil: always admitted),
@@ -151,7 +151,7 @@ public final class ReactorRuntime<R: Reactor>: Sendable {
         completion: @escaping @Sendable (ActionOutcome) -> Void,
         applied: @escaping @Sendable () -> Void
     ) {
-        submit(action, ActionRequest(host: ClosureActionHost(completion: completion, admit: admit, applied: applied)))
+        submit(action, ActionRequest(completion: completion, admit: admit, applied: applied))
     }
 
     /// Queues `action` from `sender` (nil: the server itself) as
@@ -164,13 +164,7 @@ public final class ReactorRuntime<R: Reactor>: Sendable {
         completion: @escaping @Sendable (ActionOutcome) -> Void,
         applied: @escaping @Sendable () -> Void
     ) {
-        submit(action, ActionRequest(sender: sender, host: ClosureActionHost(completion: completion, admit: admit, applied: applied), label: label))
-    }
-
-    /// Queues `action` from `sender` as `send(_:from:label:admit:completion:applied:)` does,
-    /// with `host` asked and told in place of the three closures.
-    package func send(_ action: R.Action, from sender: Sender?, label: TrapLabel? = nil, host: some ActionHost) {
-        submit(action, ActionRequest(sender: sender, host: host, label: label))
+        submit(action, ActionRequest(sender: sender, completion: completion, admit: admit, applied: applied, label: label))
     }
 
     /// Tells the reactor that a connection joined or left: it becomes the action of
@@ -209,8 +203,8 @@ public final class ReactorRuntime<R: Reactor>: Sendable {
     private func submit(_ action: R.Action, _ request: ActionRequest) {
         if stubEnabled.load(ordering: .acquiring) {
             stubActions.withLock { $0.append(action) }
-            request.complete(.accepted)
-            request.didApply()
+            request.completion?(.accepted)
+            request.applied?()
             return
         }
         enqueue(.action(action, request))

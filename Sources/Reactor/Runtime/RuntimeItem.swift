@@ -16,7 +16,7 @@ enum RuntimeItem<R: Reactor>: Sendable {
     func abandon() {
         switch self {
         case .action(_, let request):
-            request.complete(.failed("the reactor runtime was released"))
+            request.completion?(.failed("the reactor runtime was released"))
         case .mutation(_, _, let resume):
             resume.resume()
         case .timerFired, .taskFinished, .external, .stubState, .cancelAll, .membership:

@@ -133,11 +133,18 @@ package final class InstanceOwner<R: Reactor>: @unchecked Sendable where R.Actio
                 return
             }
         }
+        let ticket = ActionTicket(owner: self, origin: sender, id: id, load: context.load)
+        var admit: (@Sendable () -> Bool)?
         if let connection = sender.connection {
             let pending = pendingActions.add(1, ordering: .relaxed).newValue
             context.load.queued(from: connection.id, on: stream, instancePending: pending)
+            admit = { ticket.admits() }
         }
-        runtime.send(action, from: sender.sender, label: label, host: ActionTicket(owner: self, origin: sender, id: id, load: context.load))
+        runtime.send(action, from: sender.sender, label: label, admit: admit) { outcome in
+            ticket.answer(outcome)
+        } applied: {
+            ticket.applied()
+        }
     }
 
     /// Tells the reactor that `membership.member` joined or left (PROTOCOL.md knows nothing
@@ -196,9 +203,10 @@ protocol ActionAnswering: AnyObject, Sendable {
     func applied(_ sender: ActionOrigin, id: String?)
 }
 
-/// One action on its way through the runtime, which asks and tells it as the action's
-/// host (admit, answer, applied): one allocation per action, reaching the owner weakly.
-final class ActionTicket: ActionHost {
+/// One action on its way through the runtime: the callbacks the runtime keeps for it
+/// (admit, completion, applied) close over this object alone, one allocation per action
+/// where each closure took its own, and reach the owner weakly, as they did.
+final class ActionTicket: Sendable {
     weak let owner: (any ActionAnswering)?
     let origin: ActionOrigin
     let id: String?
