@@ -9,13 +9,22 @@ extension PatchDiffer {
     /// replaces the whole array if that comes out larger).
     mutating func diffArrays(_ old: [JSONValue], _ new: [JSONValue]) -> Int {
         let shorter = min(old.count, new.count)
-        var prefix = 0
-        while prefix < shorter, same(old[prefix], new[prefix]) {
-            prefix += 1
-        }
-        var suffix = 0
-        while suffix < shorter - prefix, same(old[old.count - 1 - suffix], new[new.count - 1 - suffix]) {
-            suffix += 1
+        // Elements two versions share have the same bits in both: compared in place first.
+        let (prefix, suffix) = old.withUnsafeBufferPointer { oldElements in
+            new.withUnsafeBufferPointer { newElements in
+                var prefix = 0
+                while prefix < shorter,
+                      sameBits(oldElements.baseAddress! + prefix, newElements.baseAddress! + prefix) || same(old[prefix], new[prefix]) {
+                    prefix += 1
+                }
+                var suffix = 0
+                while suffix < shorter - prefix,
+                      sameBits(oldElements.baseAddress! + (old.count - 1 - suffix), newElements.baseAddress! + (new.count - 1 - suffix))
+                        || same(old[old.count - 1 - suffix], new[new.count - 1 - suffix]) {
+                    suffix += 1
+                }
+                return (prefix, suffix)
+            }
         }
         let oldMiddle = old[prefix..<(old.count - suffix)]
         let newMiddle = new[prefix..<(new.count - suffix)]
@@ -44,6 +53,10 @@ extension PatchDiffer {
         var size = 0
         let paired = min(old.count, new.count)
         for offset in 0..<paired {
+            let shared = old.withUnsafeBufferPointer { oldElements in
+                new.withUnsafeBufferPointer { sameBits(oldElements.baseAddress! + offset, $0.baseAddress! + offset) }
+            }
+            if shared { continue }
             let oldValue = old[old.startIndex + offset]
             let newValue = new[new.startIndex + offset]
             if oldValue.isIdentical(to: newValue) { continue }

@@ -60,8 +60,14 @@ struct PatchDiffer {
         var size = 0
         var kept = 0
         for position in 0..<old.count {
+            // Members usually keep their positions, and a member two versions share has the
+            // same bits in both (the same key and value storage): skipped without a copy.
+            if position < new.count, old.sharesMember(at: position, with: new) {
+                kept += 1
+                continue
+            }
             let (key, oldValue) = old[position]
-            // Members usually keep their positions: look there before hashing the key.
+            // Then look at the same position before hashing the key.
             let newValue: JSONValue?
             if position < new.count, JSONObject.sameKey(new[position].key, key) {
                 newValue = new[position].value
@@ -151,4 +157,27 @@ struct PatchDiffer {
         operations.append(.remove(path: currentPointer))
         return Self.removeOverhead + pathLength
     }
+}
+
+/// Whether the values at `left` and `right` have the same bits: for a member or a value, the
+/// same case and the same storage, or the same scalar, which implies they are identical
+/// (`JSONValue.isIdentical(to:)`) and so equal; `false` says nothing (unused payload bytes
+/// may differ). Read in place, so that the differ's loops do not copy (retain) each member
+/// or element only to find it shared.
+@inline(__always)
+func sameBits<Stored>(_ left: UnsafePointer<Stored>, _ right: UnsafePointer<Stored>) -> Bool {
+    let left = UnsafeRawPointer(left), right = UnsafeRawPointer(right)
+    let size = MemoryLayout<Stored>.size
+    var offset = 0
+    while offset + 8 <= size {
+        guard left.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == right.loadUnaligned(fromByteOffset: offset, as: UInt64.self) else {
+            return false
+        }
+        offset += 8
+    }
+    while offset < size {
+        guard left.load(fromByteOffset: offset, as: UInt8.self) == right.load(fromByteOffset: offset, as: UInt8.self) else { return false }
+        offset += 1
+    }
+    return true
 }

@@ -153,6 +153,17 @@ public struct JSONObject: Sendable {
         entries.reserveCapacity(capacity)
     }
 
+    /// Whether the member at `position` has the same bits here and in `other` (at the same
+    /// position): the same key and value storage, as two versions of a copy-on-write object
+    /// share a member neither changed. Implies the same member; `false` says nothing.
+    func sharesMember(at position: Int, with other: JSONObject) -> Bool {
+        entries.withUnsafeBufferPointer { mine in
+            other.entries.withUnsafeBufferPointer { theirs in
+                sameBits(mine.baseAddress! + position, theirs.baseAddress! + position)
+            }
+        }
+    }
+
     /// Whether both objects share one storage, which implies they are equal; O(1).
     ///
     /// `false` says nothing: equal objects built separately are not identical.
