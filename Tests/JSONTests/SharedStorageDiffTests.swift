@@ -1,5 +1,6 @@
 import Testing
 @testable import ReactorHubJSON
+import JSONTestSupport
 
 /// The differ skips members and elements two versions share (the same bits: the same key
 /// and value storage) without copying them; these hold it to the same patches as before,
@@ -76,6 +77,23 @@ import Testing
             .remove(path: JSONPointer(tokens: ["0"])),
             .remove(path: JSONPointer(tokens: ["998"])),
         ])
+    }
+
+    /// Random pairs whose second document is an edit of the first (sharing what the edit
+    /// left): the same patch as between copies that share nothing, parsed from their text.
+    @Test func sharingChangesNoPatchOfTwoThousandRandomPairs() throws {
+        var documents = RandomDocuments(seed: 0x5EED_0051)
+        var operations = 0
+        for _ in 0..<2_000 {
+            let (old, new) = documents.pair()
+            let apartOld = try JSONValue(parsing: old.serialized()), apartNew = try JSONValue(parsing: new.serialized())
+            for equality in [JSONPatch.Equality.json, .text] {
+                let shared = JSONPatch.diff(from: old, to: new, equality: equality)
+                #expect(shared == JSONPatch.diff(from: apartOld, to: apartNew, equality: equality), "\(old) → \(new)")
+                operations += shared.count
+            }
+        }
+        #expect(operations > 2_000)
     }
 
     @Test func sameBitsImpliesTheSameValueAndTellsDifferentScalarsApart() {
