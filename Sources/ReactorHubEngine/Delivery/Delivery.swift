@@ -50,6 +50,15 @@ package final class Delivery: Sendable {
         handle(report, of: output)
     }
 
+    /// Queues `entries`, in order, for one connection, under one lock of its outbox.
+    package func send(_ entries: [Outgoing], to output: ConnectionOutput) {
+        guard !entries.isEmpty else { return }
+        if let receiver = output.receiver { return entries.forEach(receiver) }
+        let report = output.append(entries, pressure: overBudget.load(ordering: .relaxed))
+        if report.wake { transport.outputReady(output.id) }
+        if report.shedMessages > 0 || report.overloaded { handle(report, of: output) }
+    }
+
     /// Queues `entries`, in order, for each of `outputs` (the same buffers for all).
     package func send(_ entries: [Outgoing], to outputs: [ConnectionOutput]) {
         guard !entries.isEmpty, !outputs.isEmpty else { return }

@@ -26,6 +26,11 @@ extension InstanceView {
             var summedRun: [PatchFrame] = []
             var runStart = 0
             var summedRunStart = 0
+            // The replies, by the connection they go to, handed over before the frames (as
+            // they were when each went at once): one lock of a sender's outbox per burst,
+            // not one per action, which its service thread, pulling the same outbox, would
+            // meet.
+            var replies = Replies()
             func flush() {
                 if run.count > Self.coalescingThreshold {
                     outgoing.replaceSubrange(runStart..., with: coalesced(run))
@@ -36,13 +41,14 @@ extension InstanceView {
             }
             defer {
                 flush()
+                replies.send(through: context.delivery)
                 if !outgoing.isEmpty { context.delivery.send(outgoing, to: contents.plain) }
                 if summing, !summedOutgoing.isEmpty { context.delivery.send(summedOutgoing, to: contents.summed) }
             }
             for (offset, record) in records.enumerated() {
                 switch record {
                 case .reply(let reply):
-                    deliver(reply)
+                    replies.add(reply, resolve: resolve)
                 case .pulse(let message):
                     flush()
                     outgoing.append(.pulse(stream, message))
@@ -59,7 +65,7 @@ extension InstanceView {
                     } else {
                         return .broken(at: offset)
                     }
-                    if let reply { deliver(reply) }
+                    if let reply { replies.add(reply, resolve: resolve) }
                     let sum = contents.sumsVersions ? context.checksum.sum(of: next) : nil
                     if contents.summed.isEmpty, contents.summingTail > 0 { contents.summingTail -= 1 }
                     contents.state = next
@@ -120,16 +126,49 @@ extension InstanceView {
         contents.withLock { $0.stale }
     }
 
-    /// Sends a reply to its sender, when the sender is here.
-    private func deliver(_ reply: LoggedReply) {
-        switch reply.to {
-        case nil:
-            break
-        case .connection(let output):
-            context.delivery.send(.reply(reply.message), to: output)
-        case .node(let address):
-            if let output = resolve(address) {
-                context.delivery.send(.reply(reply.message), to: output)
+    /// The replies of one apply, in order for each connection (usually one: the sender of
+    /// the burst's actions).
+    private struct Replies {
+        private var outputs: [ConnectionOutput] = []
+        private var messages: [[Outgoing]] = []
+        /// Past a few connections, where each one's replies are (a burst of many senders).
+        private var positions: [ObjectIdentifier: Int] = [:]
+
+        /// Adds a reply for its sender, when the sender is here.
+        mutating func add(_ reply: LoggedReply, resolve: (ReplyAddress) -> ConnectionOutput?) {
+            let output: ConnectionOutput
+            switch reply.to {
+            case nil:
+                return
+            case .connection(let direct):
+                output = direct
+            case .node(let address):
+                guard let resolved = resolve(address) else { return }
+                output = resolved
+            }
+            let position: Int?
+            if outputs.count <= 8 {
+                // A burst's replies mostly go to one or two connections: the last first.
+                position = outputs.lastIndex { $0 === output }
+            } else {
+                if positions.isEmpty {
+                    for (index, known) in outputs.enumerated() { positions[ObjectIdentifier(known)] = index }
+                }
+                position = positions[ObjectIdentifier(output)]
+            }
+            if let position {
+                messages[position].append(.reply(reply.message))
+            } else {
+                if !positions.isEmpty { positions[ObjectIdentifier(output)] = outputs.count }
+                outputs.append(output)
+                messages.append([.reply(reply.message)])
+            }
+        }
+
+        /// Hands each connection its replies, in order, at once.
+        func send(through delivery: Delivery) {
+            for (output, messages) in zip(outputs, messages) {
+                delivery.send(messages, to: output)
             }
         }
     }
