@@ -3,8 +3,8 @@ import ReactorHubProtocol
 
 /// The log side of a view: committed records in, deliveries out.
 extension InstanceView {
-    /// Applies committed records in order and delivers them: each reply to its sender
-    /// (before the frames after it), each pulse after the patches before it, the patches as
+    /// Applies committed records in order and delivers them: the replies to their senders,
+    /// each connection's in order and all before the frames of the same records, each pulse after the patches before it, the patches as
     /// one frame per version, or, for a run of more than `coalescingThreshold`, as frames
     /// spanning several versions. A patch must continue the view (its base is the view's
     /// version); one that does not, or whose operations do not apply, stops the run there.
