@@ -53,10 +53,9 @@ package final class Delivery: Sendable {
     /// Queues `entries`, in order, for one connection, under one lock of its outbox.
     package func send(_ entries: [Outgoing], to output: ConnectionOutput) {
         guard !entries.isEmpty else { return }
-        if let receiver = output.receiver { return entries.forEach(receiver) }
-        let report = output.append(entries, pressure: overBudget.load(ordering: .relaxed))
-        if report.wake { transport.outputReady(output.id) }
-        if report.shedMessages > 0 || report.overloaded { handle(report, of: output) }
+        if append(entries, to: output, pressure: overBudget.load(ordering: .relaxed)) {
+            transport.outputReady(output.id)
+        }
     }
 
     /// Queues `entries`, in order, for each of `outputs` (the same buffers for all).
@@ -65,20 +64,26 @@ package final class Delivery: Sendable {
         var wake: [ConnectionID] = []
         wake.reserveCapacity(outputs.count)
         let pressure = overBudget.load(ordering: .relaxed)
-        for output in outputs {
-            if let receiver = output.receiver {
-                entries.forEach(receiver)
-                continue
-            }
-            let report = output.append(entries, pressure: pressure)
-            if report.wake { wake.append(output.id) }
-            if report.shedMessages > 0 || report.overloaded { handle(report, of: output) }
+        for output in outputs where append(entries, to: output, pressure: pressure) {
+            wake.append(output.id)
         }
         if wake.count == 1 {
             transport.outputReady(wake[0])
         } else if !wake.isEmpty {
             transport.outputReady(wake)
         }
+    }
+
+    /// Appends `entries` to `output`'s outbox (or hands them to its receiver) and acts on a
+    /// shed or an overload; whether the transport must be told the connection has output.
+    private func append(_ entries: [Outgoing], to output: ConnectionOutput, pressure: Bool) -> Bool {
+        if let receiver = output.receiver {
+            entries.forEach(receiver)
+            return false
+        }
+        let report = output.append(entries, pressure: pressure)
+        if report.shedMessages > 0 || report.overloaded { handle(report, of: output) }
+        return report.wake
     }
 
     /// The next message for the transport to write to `id`, whether it was the last one

@@ -120,7 +120,7 @@ package final class InstanceView: Sendable {
                 let resumed = context.codec.resumed(
                     addressText, ref: ref, epoch: contents.epoch, version: since.version, presence: presence.snapshot(), sum: missed.sum
                 )
-                context.delivery.send([.snapshot(stream, resumed)] + missed.frames.map { .patch(stream, $0) }, to: [output])
+                context.delivery.send([.snapshot(stream, resumed)] + missed.frames.map { .patch(stream, $0) }, to: output)
                 context.metrics.resumes.increment("resumed")
                 return true
             }
