@@ -14,6 +14,7 @@ import time
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -149,14 +150,32 @@ class Browser:
         return self.attr("connection-status", "data-status")
 
     # -- waiting --
+    # The page re-renders lists and cards from each state: an element found by one call can be
+    # replaced before the next reads it. A predicate that meets a replaced (stale) or not yet
+    # rendered element is asked again at the next poll instead of failing the wait.
+    RETRIED = (NoSuchElementException, StaleElementReferenceException)
+
     def wait(self, predicate, what, timeout=5.0):
         try:
-            return WebDriverWait(self.driver, timeout, poll_frequency=0.02).until(predicate)
-        except Exception as error:  # a readable message instead of a bare TimeoutException
-            raise AssertionError(f"[{self.name}] timed out after {timeout}s waiting for {what}") from error
+            return WebDriverWait(self.driver, timeout, poll_frequency=0.02,
+                                 ignored_exceptions=self.RETRIED).until(predicate)
+        except TimeoutException as error:  # a readable message instead of a bare TimeoutException
+            raise AssertionError(f"[{self.name}] timed out after {timeout}s waiting for {self._describe(what)}") from error
+        except Exception as error:
+            raise AssertionError(f"[{self.name}] {type(error).__name__} while waiting for {self._describe(what)}") from error
+
+    @staticmethod
+    def _describe(what):
+        """`what`, or what it returns when it is a function (read once the wait has failed)."""
+        if not callable(what):
+            return what
+        try:
+            return what()
+        except Exception as error:
+            return f"(could not describe: {type(error).__name__})"
 
     def wait_text(self, testid, text, timeout=5.0):
-        return self.wait(lambda _: self.text(testid) == text, f"{testid} == {text!r} (is {self.text(testid)!r})", timeout)
+        return self.wait(lambda _: self.text(testid) == text, lambda: f"{testid} == {text!r} (is {self.text(testid)!r})", timeout)
 
     def wait_visible(self, testid, visible=True, timeout=5.0):
         return self.wait(lambda _: self.visible(testid) == visible, f"{testid} {'visible' if visible else 'hidden'}", timeout)
