@@ -10,19 +10,22 @@
 #
 #   scripts/bench-ingest.sh [--rounds N] [--duration S] [--window W | --rate R]
 #                           [--subscribers N] [--no-profile] [--daemon PATH]
-#                           [--baseline PATH] [--bench PATH] [--keep DIR]
+#                           [--baseline PATH] [--floor] [--bench PATH] [--keep DIR]
 #
 # Each round starts a fresh daemon (bench/daemon.json). Prints each run, then the
 # medians of the CPU runs and the heap run. --rate R sends R actions/s on a timer instead
 # of keeping W in flight: CPU per action then compares builds at the same load (bursts
 # of the same size), which a saturated run on a shared machine does not. --baseline PATH
 # runs that daemon too, in alternate rounds (CPU and heap), so that both see the same
-# machine. --keep DIR keeps the results and perf.data.
+# machine. --floor runs bench/floor-server.c too, in alternate rounds (CPU only): the
+# socket work of the same messages on libwebsockets with no engine (one in, one out per
+# connection, frames built once and written together), the least any lws server pays.
+# --keep DIR keeps the results and perf.data.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 
-rounds=3 duration=5 window=256 rate= subscribers=10 profile=1 keep= baseline=
+rounds=3 duration=5 window=256 rate= subscribers=10 profile=1 keep= baseline= floor=0
 daemon=${REACTORHUB_BIN:-} bench=${REACTORHUB_BENCH_BIN:-}
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -31,12 +34,13 @@ while [ $# -gt 0 ]; do
     --window) window=$2; shift 2 ;;
     --rate) rate=$2; shift 2 ;;
     --baseline) baseline=$2; shift 2 ;;
+    --floor) floor=1; shift ;;
     --subscribers) subscribers=$2; shift 2 ;;
     --no-profile) profile=0; shift ;;
     --daemon) daemon=$2; shift 2 ;;
     --bench) bench=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench-ingest: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -45,6 +49,10 @@ if [ -z "$bench" ]; then swift build -c release --product reactorhub-bench >&2; 
 
 work=$(mktemp -d /tmp/reactorhub-bench-ingest.XXXXXX)
 cc -O2 -shared -fPIC -o "$work/malloc-count.so" bench/malloc-count.c
+if [ "$floor" = 1 ]; then
+  # shellcheck disable=SC2046
+  cc -O2 -o "$work/floor-server" bench/floor-server.c $(pkg-config --cflags --libs libwebsockets)
+fi
 results=$work/results.jsonl
 : > "$results"
 server_pid=
@@ -78,6 +86,18 @@ start_daemon() {
   url="ws://127.0.0.1:$port/ws"
 }
 
+# start_floor: bench/floor-server on a free port; sets server_pid, url.
+start_floor() {
+  stop
+  local port
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  "$work/floor-server" "$port" > "$work/floor.log" 2>&1 &
+  server_pid=$!
+  for _ in $(seq 1 200); do grep -q '^listening' "$work/floor.log" 2>/dev/null && break; sleep 0.05; done
+  grep -q '^listening' "$work/floor.log" || { echo "bench-ingest: the floor server did not start:" >&2; cat "$work/floor.log" >&2; exit 1; }
+  url="ws://127.0.0.1:$port/"
+}
+
 # run LABEL [bench options…]: one ingest run against the running daemon.
 run() {
   local label=$1; shift
@@ -94,6 +114,7 @@ for round in $(seq 1 "$rounds"); do
   start_daemon "$daemon"
   run "cpu-$round"
   if [ -n "$baseline" ]; then start_daemon "$baseline"; run "base-cpu-$round"; fi
+  if [ "$floor" = 1 ]; then start_floor; run "floor-cpu-$round" --protocol mirror; fi
 done
 start_daemon "$daemon" MALLOC_COUNT_FILE="$work/mallocs" LD_PRELOAD="$work/malloc-count.so"
 run heap --malloc-count "$work/mallocs"
@@ -123,13 +144,14 @@ runs = [json.loads(line) for line in open(sys.argv[1])]
 def med(key, rs):
     values = [r[key] for r in rs if key in r]
     return statistics.median(values) if values else float("nan")
-for prefix, name in (("", "daemon"), ("base-", "baseline")):
+for prefix, name in (("", "daemon"), ("base-", "baseline"), ("floor-", "floor")):
     cpu = [r for r in runs if r["label"].startswith(prefix + "cpu-")]
     if not cpu:
         continue
     print(f"{name}: CPU runs ({len(cpu)}): daemon CPU per action, median {med('serverCPUMicrosPerAction', cpu):.2f} µs "
           f"(each: {', '.join(str(r['serverCPUMicrosPerAction']) for r in cpu)}); "
           f"actions/s median {med('actionsPerSecond', cpu):.0f}; acks/s {med('acksPerSecond', cpu):.0f}; "
+          f"load client CPU per action {statistics.median(r['clientCPUSeconds'] / (r['actionsPerSecond'] * r['seconds']) * 1e6 for r in cpu):.2f} µs; "
           f"all ordered: {all(r['ordered'] for r in cpu)}")
     for r in runs:
         if r["label"] == prefix + "heap":

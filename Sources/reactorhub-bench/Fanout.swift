@@ -24,8 +24,8 @@ final class Fanout: Workload {
         /// Subscriber `i` connects to `subscriberEndpoints[i % count]` (nodes of a cluster);
         /// empty: `endpoint`.
         var subscriberEndpoints: [Endpoint] = []
-        /// Where the senders connect; nil: `endpoint`.
-        var senderEndpoint: Endpoint?
+        /// Where the senders connect: link `j` to `senderEndpoints[j % count]`; empty: `endpoint`.
+        var senderEndpoints: [Endpoint] = []
         var proto: Wire
         /// Subscribers, senders and reactors, and how they are spread.
         var layout: ReactorLayout
@@ -158,12 +158,15 @@ final class Fanout: Workload {
         let roomed = { (endpoint: Endpoint) in
             (0..<rooms).map { rooms == 1 ? endpoint : endpoint.adding(argument: "mirror", value: settings.mirrorRoom($0)) }
         }
-        let endpoints = spread.flatMap(roomed) + roomed(settings.senderEndpoint ?? settings.endpoint)
+        let senders = settings.senderEndpoints.isEmpty ? [settings.endpoint] : settings.senderEndpoints
+        let endpoints = spread.flatMap(roomed) + senders.flatMap(roomed)
         let layout = self.layout
         loop = Loop(endpoints: endpoints, count: total) { index in
-            index < subscribers
-                ? index % spread.count * rooms + layout.reactor(ofSubscriber: index) % rooms
-                : spread.count * rooms + layout.reactor(ofLink: index - subscribers) % rooms
+            if index < subscribers {
+                return index % spread.count * rooms + layout.reactor(ofSubscriber: index) % rooms
+            }
+            let link = index - subscribers
+            return (spread.count + link % senders.count) * rooms + layout.reactor(ofLink: link) % rooms
         }
         held = Array(repeating: 0, count: subscriberCount)
         ready = Array(repeating: false, count: total)

@@ -74,7 +74,8 @@ common options:
                       certificate is not verified: loopback, self-signed); IPv4 or localhost;
                       default ws://127.0.0.1:8080/ws. Several, comma-separated (the nodes
                       of a cluster): subscriber i connects to URL i mod n
-  --sender-url URL    where the senders connect (default: the first --url)
+  --sender-url URL    where the senders connect (default: the first --url). Several,
+                      comma-separated: sending connection j to the (j mod count)-th
   --token T           a token for a daemon with auth: sent as ?token=T on every upgrade
   --token-file FILE   one token per line; connection i sends line i (mod their count):
                       distinct tokens, each verified by the daemon
@@ -225,7 +226,9 @@ func main() -> Int32 {
             try makeEndpoint(String($0), option: "--url")
         }
         guard let endpoint = endpoints.first else { throw UsageError("--url needs at least one URL") }
-        let senderEndpoint = try arguments.values["--sender-url"].map { try makeEndpoint($0, option: "--sender-url") }
+        let senderEndpoints = try (arguments.values["--sender-url"] ?? "").split(separator: ",").map {
+            try makeEndpoint(String($0), option: "--sender-url")
+        }
         var server: WatchedProcess?
         if arguments.values["--server-pid"] != nil {
             server = WatchedProcess(pid: Int32(try arguments.int("--server-pid", 0)))
@@ -275,7 +278,7 @@ func main() -> Int32 {
             senders: try arguments.int("--senders", 1)
         )
         if proto == .mirror && layout.reactors > 1 {
-            if (endpoints + [senderEndpoint].compactMap { $0 }).contains(where: { $0.path.contains("mirror=") }) {
+            if (endpoints + senderEndpoints).contains(where: { $0.path.contains("mirror=") }) {
                 throw UsageError("with --reactors, the mirror room is set for each reactor: no ?mirror= in --url")
             }
             // The sweep adds -N (the try) to the prefix, then each room -K.
@@ -295,7 +298,7 @@ func main() -> Int32 {
                 let fanout = Fanout(settings: Fanout.Settings(
                     endpoint: endpoint,
                     subscriberEndpoints: endpoints.count > 1 ? endpoints : [],
-                    senderEndpoint: senderEndpoint,
+                    senderEndpoints: senderEndpoints,
                     proto: proto,
                     layout: layout,
                     pace: pace,
