@@ -66,7 +66,11 @@ import Testing
     @Test(arguments: 0..<40)
     func aPredictionIsTheStateTheRuntimeHasWhenItSaysApplied(seed: Int) async {
         var random = SeededRandom(seed: UInt64(seed) + 1)
-        let clock = TestClock()
+        // Every effect here waits only on `send` or this clock, so the runtime always settles:
+        // `advance` may wait for it as long as it takes. (With the default 10 s bound, a run of
+        // every suite in one process beside a busy core starved the runtime past it; `advance`
+        // then moved time on before a `delay` was scheduled, and that timer never fired.)
+        let clock = TestClock(settleTimeout: .seconds(3600))
         let runtime = ReactorRuntime(reactor: ScriptedReactor(), clock: clock)
         let predictor = ImmediatePredictor(reactor: ScriptedReactor())
         for step in 0..<8 {
