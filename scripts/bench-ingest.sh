@@ -148,7 +148,7 @@ for prefix, name in (("", "daemon"), ("base-", "baseline"), ("floor-", "floor"))
     cpu = [r for r in runs if r["label"].startswith(prefix + "cpu-")]
     if not cpu:
         continue
-    print(f"{name}: CPU runs ({len(cpu)}): daemon CPU per action, median {med('serverCPUMicrosPerAction', cpu):.2f} µs "
+    print(f"{name}: CPU runs ({len(cpu)}): server CPU per action, median {med('serverCPUMicrosPerAction', cpu):.2f} µs "
           f"(each: {', '.join(str(r['serverCPUMicrosPerAction']) for r in cpu)}); "
           f"actions/s median {med('actionsPerSecond', cpu):.0f}; acks/s {med('acksPerSecond', cpu):.0f}; "
           f"load client CPU per action {statistics.median(r['clientCPUSeconds'] / (r['actionsPerSecond'] * r['seconds']) * 1e6 for r in cpu):.2f} µs; "
