@@ -15,7 +15,7 @@
  * lws_cancel_service to wake it when the inbox was empty (the daemon posts a burst's
  * frames the same way). lws's default loop.
  *
- *   cc -O2 -pthread -o floor-server bench/floor-server.c $(pkg-config --cflags --libs libwebsockets)
+ *   scripts/build-floor-server.sh floor-server
  *   ./floor-server PORT [THREADS]   (prints "listening on PORT[,PORT+1…]"; SIGTERM stops it)
  */
 #include <libwebsockets.h>

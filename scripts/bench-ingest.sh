@@ -50,8 +50,7 @@ if [ -z "$bench" ]; then swift build -c release --product reactorhub-bench >&2; 
 work=$(mktemp -d /tmp/reactorhub-bench-ingest.XXXXXX)
 cc -O2 -shared -fPIC -o "$work/malloc-count.so" bench/malloc-count.c
 if [ "$floor" = 1 ]; then
-  # shellcheck disable=SC2046
-  cc -O2 -o "$work/floor-server" bench/floor-server.c $(pkg-config --cflags --libs libwebsockets)
+  scripts/build-floor-server.sh "$work/floor-server"
 fi
 results=$work/results.jsonl
 : > "$results"

@@ -126,9 +126,7 @@ def main() -> None:
     floor = None
     if args.floor:
         floor = work / "floor-server"
-        flags = subprocess.run(["pkg-config", "--cflags", "--libs", "libwebsockets"], capture_output=True, text=True,
-                               check=True).stdout.split()
-        subprocess.run(["cc", "-O2", "-pthread", "-o", str(floor), str(ROOT / "bench/floor-server.c"), *flags], check=True)
+        subprocess.run([str(ROOT / "scripts/build-floor-server.sh"), str(floor)], check=True)
     servers = ["daemon", "floor"] if floor else ["daemon"]
     print(f"load average before: {open('/proc/loadavg').read().split()[:3]}")
     results: dict[tuple[str, int], list[dict]] = {(server, count): [] for server in servers for count in counts}

@@ -103,8 +103,7 @@ step "The public API listing (docs/api.md) and its documentation"
 python3 scripts/api-listing.py --check
 
 step "bench/floor-server.c, the socket floor of BENCHMARKS.md, compiles without warnings"
-# shellcheck disable=SC2046
-cc -O2 -Wall -Wextra -Werror -pthread -o .build/floor-server bench/floor-server.c $(pkg-config --cflags --libs libwebsockets)
+scripts/build-floor-server.sh .build/floor-server
 
 step "Examples/Poll: a package of its own on ReactorHub (build and swift test)"
 # In the first step's build folder: ReactorHub's modules, built there with the same commands,

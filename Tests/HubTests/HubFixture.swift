@@ -115,3 +115,13 @@ func withHub(
     try await evicting.value
     await hub.shutdown(grace: .seconds(2))
 }
+
+/// Polls `condition` every 10 ms for at most 30 s: for state another thread settles just
+/// after the event a test can wait for.
+func eventually(_ condition: () -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while !condition() && ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    return condition()
+}

@@ -14,15 +14,6 @@ struct IdentityTimerTests {
         return AuthPolicy(verifier: JWTIdentityVerifier(verifier: verifier, revocations: revocations), timeout: timeout, anonymousRights: Rights.none)
     }
 
-    /// Polls `condition` every 10 ms for at most 30 s.
-    func eventually(_ condition: () -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !condition() && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
-    }
-
     // Regression: each connection's expiry was an `asyncAfter` that kept its closure until the
     // token's exp, so closed connections held memory for as long as their tokens lived. Now
     // a closed connection's deadline is forgotten at once.

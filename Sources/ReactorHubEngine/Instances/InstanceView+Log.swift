@@ -6,8 +6,9 @@ extension InstanceView {
     /// Applies committed records in order and delivers them: the replies to their senders,
     /// each connection's in order and all before the frames of the same records, each pulse
     /// after the patches before it, the patches as one frame per version, or, for a run of
-    /// more than `coalescingThreshold`, as frames spanning several versions. A patch must continue the view (its base is the view's
-    /// version); one that does not, or whose operations do not apply, stops the run there.
+    /// more than `coalescingThreshold`, as frames spanning several versions. A patch must
+    /// continue the view (its base is the view's version); one that does not, or whose
+    /// operations do not apply, stops the run there.
     /// While a subscriber asks for checksums (or lately did), each version's `sum` is
     /// computed once, kept with its frame, and those subscribers get frames that carry it.
     @discardableResult
